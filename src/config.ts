@@ -1,0 +1,76 @@
+import path from 'node:path';
+
+/** Everything the service can be told from outside. Parsed once; nothing else reads process.env. */
+export interface Config {
+  port: number;
+  host: string;
+  /** Embedded database, key file, control socket. */
+  dataDir: string;
+  /** PostgreSQL server; when unset the embedded engine (PGlite) in `dataDir` is used. */
+  databaseUrl: string | undefined;
+  /** Schema to work in on the server (tests isolate each file in its own). */
+  databaseSchema: string | undefined;
+  redisUrl: string | undefined;
+  /** Base64 root key; when unset on the embedded engine a key file in `dataDir` is used. */
+  masterKey: string | undefined;
+  publicUrl: string;
+  logLevel: string;
+  /** Largest JSON body accepted, in bytes. */
+  bodyLimit: number;
+  /** Connections to the PostgreSQL server per process. */
+  databasePoolSize: number;
+  /** How long a clean shutdown waits for requests in flight. */
+  shutdownGraceMs: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function text(env: Env, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  return raw ? raw : undefined;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const host = text(env, 'HOST') ?? '127.0.0.1';
+  const logLevel = text(env, 'LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  const databaseUrl = text(env, 'DATABASE_URL');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  }
+  const databaseSchema = text(env, 'REDFLAG_DATABASE_SCHEMA');
+  if (databaseSchema && !/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema)) {
+    throw new ConfigError('REDFLAG_DATABASE_SCHEMA must be a lower-case SQL identifier');
+  }
+  return {
+    port,
+    host,
+    dataDir: path.resolve(text(env, 'REDFLAG_DATA_DIR') ?? './data'),
+    databaseUrl,
+    databaseSchema,
+    redisUrl: text(env, 'REDIS_URL'),
+    masterKey: text(env, 'REDFLAG_MASTER_KEY'),
+    publicUrl: (text(env, 'REDFLAG_PUBLIC_URL') ?? `http://${host}:${port}`).replace(/\/+$/, ''),
+    logLevel,
+    bodyLimit: integer(env, 'REDFLAG_BODY_LIMIT', 256 * 1024, 1024, 64 * 1024 * 1024),
+    databasePoolSize: integer(env, 'REDFLAG_DB_POOL_SIZE', 10, 1, 200),
+    shutdownGraceMs: integer(env, 'REDFLAG_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+  };
+}

@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { NodeFS } from '@electric-sql/pglite/nodefs';
+
+/**
+ * PGlite's defaults minus `-F`: PGlite starts PostgreSQL with fsync off, so a committed row
+ * could be lost on a power cut. We keep fsync on, and route WAL syncs through fsync() because
+ * the WebAssembly runtime ignores fdatasync().
+ */
+const DURABLE_START_PARAMS = [
+  '--single',
+  '-O',
+  '-j',
+  '-c',
+  'search_path=public',
+  '-c',
+  'exit_on_error=false',
+  '-c',
+  'log_checkpoints=false',
+  '-c',
+  'max_worker_processes=0',
+  '-c',
+  'max_parallel_workers=0',
+  '-c',
+  'max_parallel_workers_per_gather=0',
+  '-c',
+  'io_method=sync',
+  '-c',
+  'max_parallel_maintenance_workers=0',
+  '-c',
+  'fsync=on',
+  '-c',
+  'synchronous_commit=on',
+  '-c',
+  'wal_sync_method=fsync',
+];
+
+interface EmscriptenStream {
+  nfd?: number;
+}
+interface EmscriptenModuleWithNodeFs {
+  NODEFS: { stream_ops: { fsync?: (stream: EmscriptenStream) => number } };
+}
+
+/** Emscripten's NODEFS has no fsync: PostgreSQL's fsync() calls would silently do nothing. */
+class DurableNodeFS extends NodeFS {
+  override async init(pg: PGlite, opts: Parameters<NodeFS['init']>[1]) {
+    const result = await super.init(pg, opts);
+    const preRun = (result.emscriptenOpts.preRun ?? []) as unknown[];
+    preRun.push((mod: EmscriptenModuleWithNodeFs) => {
+      mod.NODEFS.stream_ops.fsync = (stream) => {
+        if (stream.nfd !== undefined) fs.fsyncSync(stream.nfd);
+        return 0;
+      };
+    });
+    result.emscriptenOpts.preRun = preRun as typeof result.emscriptenOpts.preRun;
+    return result;
+  }
+}
+
+/** Opens (creating on first use) the embedded PostgreSQL whose files live in `<dataDir>/pgdata`. */
+export async function openPglite(dataDir: string): Promise<PGlite> {
+  const pgdata = path.join(dataDir, 'pgdata');
+  fs.mkdirSync(pgdata, { recursive: true, mode: 0o700 });
+  const pglite = new PGlite({ fs: new DurableNodeFS(pgdata), startParams: DURABLE_START_PARAMS });
+  await pglite.waitReady;
+  return pglite;
+}

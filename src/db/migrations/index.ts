@@ -1,0 +1,10 @@
+import type { Migration } from 'kysely';
+import * as banks from './2026_11_22_0001_banks.js';
+
+/**
+ * Every migration, by name; names sort in the order they run. A landed migration is never
+ * edited: change the schema with a new file listed here.
+ */
+export const migrations: Record<string, Migration> = {
+  '2026_11_22_0001_banks': banks,
+};

@@ -1,0 +1,47 @@
+/** Every failure the API reports, by machine code. The HTTP status follows from the code alone. */
+export const ERROR_STATUS = {
+  VALIDATION_FAILED: 400,
+  MALFORMED_JSON: 400,
+  API_KEY_MISSING: 401,
+  API_KEY_INVALID: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  INVALID_STATE: 409,
+  IDEMPOTENCY_IN_FLIGHT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  IDEMPOTENCY_MISMATCH: 422,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface FieldError {
+  /** JSON-pointer path into the body without the leading slash, or a query/path parameter name. */
+  field: string;
+  message: string;
+}
+
+/** The one error type of the service. Routes and services throw it; the error handler renders it. */
+export class AppError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: { errors?: FieldError[]; retryAfter?: number } = {},
+  ) {
+    super(message);
+    this.status = ERROR_STATUS[code];
+  }
+
+  static validation(errors: FieldError[], message = 'Validation failed'): AppError {
+    return new AppError('VALIDATION_FAILED', message, { errors });
+  }
+
+  static notFound(message: string): AppError {
+    return new AppError('NOT_FOUND', message);
+  }
+}

@@ -1,0 +1,83 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import { ErrorEnvelope } from './envelope.js';
+
+/** The error statuses any route can answer; routes add their own (401, 404, 409 ...) in their schema. */
+const COMMON_ERRORS = {
+  400: 'Invalid request: field errors in data.errors',
+  413: 'Request body too large',
+  415: 'Unsupported content type',
+  429: 'Rate limit exceeded; see Retry-After',
+  500: 'Internal server error; quote data.requestId',
+} as const;
+
+export const ERROR_DESCRIPTIONS: Record<number, string> = {
+  ...COMMON_ERRORS,
+  401: 'API key missing or invalid',
+  403: 'Key lacks the role, or the company is suspended',
+  404: 'Not found',
+  409: 'Not allowed in the current state',
+  422: 'Idempotency key reused with a different body',
+};
+
+function errorResponse(status: number) {
+  return { ...ErrorEnvelope, description: ERROR_DESCRIPTIONS[status] ?? 'Error' };
+}
+
+/** Lets a route declare the extra error statuses it can answer, documented and serialised. */
+export function errorResponses(...statuses: number[]) {
+  return Object.fromEntries(statuses.map((s) => [s, errorResponse(s)]));
+}
+
+/**
+ * Adds the common error responses to every route's schema, so the OpenAPI document lists them
+ * and error bodies are serialised through the same schema as everything else.
+ * Must be registered before @fastify/swagger collects the routes.
+ */
+function addCommonErrors(route: RouteOptions): void {
+  route.schema ??= {};
+  if (route.schema.hide) return;
+  route.schema.response ??= {};
+  const response = route.schema.response as Record<string, unknown>;
+  for (const status of Object.keys(COMMON_ERRORS)) {
+    response[status] ??= errorResponse(Number(status));
+  }
+}
+
+export interface RouteSummary {
+  method: string;
+  url: string;
+  documented: boolean;
+}
+
+/**
+ * Returns the list of routes as they are registered (filled once the app is ready), so a test can
+ * check that every documented route is in the OpenAPI document.
+ */
+export async function registerOpenApi(app: FastifyInstance, publicUrl: string): Promise<RouteSummary[]> {
+  const routes: RouteSummary[] = [];
+  app.addHook('onRoute', (route) => {
+    addCommonErrors(route);
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD') routes.push({ method, url: route.url, documented: !route.schema?.hide });
+    }
+  });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Redflag',
+        description: 'A shared registry of suspicious-activity (fraud) reports. Every JSON body is { success, message, data }.',
+        version: '1.0.0',
+      },
+      servers: [{ url: publicUrl }],
+      components: {
+        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  return routes;
+}

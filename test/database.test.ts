@@ -1,0 +1,94 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { DataDirLockedError } from '../src/db/data-dir-lock.js';
+import { openDatabase } from '../src/db/database.js';
+import { engine } from './helpers/test-database.js';
+
+const dirs: string[] = [];
+/** A data directory holding a copy of the migrated template, so no test waits for initdb. */
+function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'redflag-db-'));
+  dirs.push(dir);
+  if (engine === 'embedded') fs.cpSync(inject('embeddedTemplateDir'), dir, { recursive: true });
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const open = (dataDir: string) => openDatabase({ databaseUrl: undefined, dataDir, poolSize: 1 });
+
+/** Runs the fixture that commits a row and waits; kills it with SIGKILL as soon as it reports. */
+function commitThenKill(dataDir: string, note: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(__dirname, 'fixtures/commit-and-wait.mjs')], {
+      env: { ...process.env, DATA_DIR: dataDir, NOTE: note },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.stdout.on('data', (chunk) => {
+      if (String(chunk).includes('committed')) child.kill('SIGKILL');
+    });
+    child.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`fixture exited: ${stderr}`))));
+  });
+}
+
+describe.runIf(engine === 'embedded')('the embedded database', () => {
+  it('keeps committed data across a clean stop and a restart', async () => {
+    const dir = tempDir();
+    const first = await open(dir);
+    await sql`create table kept (note text)`.execute(first.db);
+    await sql`insert into kept values ('survives a restart')`.execute(first.db);
+    await first.close();
+
+    const second = await open(dir);
+    const { rows } = await sql<{ note: string }>`select note from kept`.execute(second.db);
+    expect(rows).toEqual([{ note: 'survives a restart' }]);
+    await second.close();
+  });
+
+  it('keeps a write committed just before the process is killed with SIGKILL', async () => {
+    const dir = tempDir();
+    await commitThenKill(dir, 'written before kill -9');
+    await commitThenKill(dir, 'and a second one');
+    // The killed process left its lock behind; the next start takes it over.
+    const reopened = await open(dir);
+    const { rows } = await sql<{ note: string }>`select note from crash_probe order by id`.execute(reopened.db);
+    expect(rows.map((r) => r.note)).toEqual(['written before kill -9', 'and a second one']);
+    await reopened.close();
+  });
+
+  it('runs with fsync on and synchronous commit', async () => {
+    const db = await open(tempDir());
+    const setting = async (name: string) =>
+      (await sql.raw<{ v: string }>(`select current_setting('${name}') as v`).execute(db.db)).rows[0]?.v;
+    expect(await setting('fsync')).toBe('on');
+    expect(await setting('synchronous_commit')).toBe('on');
+    await db.close();
+  });
+
+  it('refuses a second opener of the same data directory with a clear message', async () => {
+    const dir = tempDir();
+    const holder = await open(dir);
+    await expect(open(dir)).rejects.toThrow(DataDirLockedError);
+    await expect(open(dir)).rejects.toThrow(/in use by another Redflag process/);
+    await holder.close();
+    const after = await open(dir);
+    await after.close();
+  });
+});
+
+describe.runIf(engine === 'server')('the PostgreSQL server engine', () => {
+  it('gives a clear message when the server cannot be reached', async () => {
+    await expect(
+      openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none', dataDir: tempDir(), poolSize: 1 }),
+    ).rejects.toThrow(/Cannot reach the PostgreSQL server \(127\.0\.0\.1:1\/none\)/);
+  });
+});

@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { type DatabaseHandle, openDatabase } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+
+export const serverUrl = process.env.TEST_DATABASE_URL;
+export const engine = serverUrl ? 'server' : 'embedded';
+
+export interface TestDatabase extends DatabaseHandle {
+  /** The embedded data directory (a fresh temp dir even on the server engine). */
+  dataDir: string;
+  /** The server schema this file works in. */
+  schema: string | undefined;
+}
+
+/** A fresh, migrated database for one test file: a copy of the template, or a new server schema. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'redflag-test-'));
+  const schema = serverUrl ? `test_${randomBytes(6).toString('hex')}` : undefined;
+  if (!serverUrl) fs.cpSync(inject('embeddedTemplateDir'), dataDir, { recursive: true });
+  const handle = await openDatabase({ databaseUrl: serverUrl, databaseSchema: schema, dataDir, poolSize: 5 });
+  await migrateToLatest(handle.db);
+  return {
+    ...handle,
+    dataDir,
+    schema,
+    async close() {
+      await handle.close();
+      if (serverUrl && schema) await dropSchema(serverUrl, schema);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function dropSchema(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists "${schema}" cascade`);
+  } finally {
+    await client.end();
+  }
+}
