@@ -1,0 +1,69 @@
+import type { Kysely } from 'kysely';
+import { Type } from 'typebox';
+import type { Database } from '../../db/schema.js';
+import { Envelope, ok } from '../../http/envelope.js';
+import { AppError } from '../../http/errors.js';
+import { DateTime } from '../../http/schema-helpers.js';
+import type { RoutesPlugin } from '../../http/types.js';
+import { dateRange } from '../reports/date-range.js';
+import { listCompanyAudit } from './audit.repository.js';
+
+const AuditQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, default: 1 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  action: Type.Optional(Type.String({ maxLength: 32, description: 'search, decode, create, publish, exit, relist ...' })),
+  from: Type.Optional(Type.String({ description: 'ISO date or date-time, inclusive' })),
+  to: Type.Optional(Type.String({ description: 'ISO date or date-time, inclusive; a date covers its whole day' })),
+});
+
+const AuditEvent = Type.Object({
+  id: Type.String(),
+  action: Type.String(),
+  keyId: Type.String(),
+  label: Type.Union([Type.String(), Type.Null()]),
+  blindIndex: Type.Union([Type.String({ description: 'Hex; equal for searches of the same value' }), Type.Null()]),
+  reportId: Type.Union([Type.String(), Type.Null()]),
+  resultCount: Type.Union([Type.Integer(), Type.Null()]),
+  requestId: Type.String(),
+  createdAt: DateTime(),
+});
+
+const AuditResponse = Envelope(
+  Type.Object({
+    data: Type.Array(AuditEvent),
+    meta: Type.Object({ total: Type.Integer(), page: Type.Integer(), limit: Type.Integer() }),
+  }),
+);
+
+export const auditRoutes: RoutesPlugin<{ db: Kysely<Database> }> = async (app, { db }) => {
+  app.get(
+    '/api/v1/external/audit',
+    {
+      config: { auth: 'company' },
+      schema: {
+        tags: ['audit'],
+        summary: "Page through the company's own audit trail, newest first",
+        querystring: AuditQuery,
+        response: { 200: AuditResponse },
+      },
+    },
+    async (request) => {
+      const principal = request.principal;
+      if (principal?.role !== 'company') throw new AppError('FORBIDDEN', 'A company key is required');
+      const { page, limit, action, from, to } = request.query;
+      const result = await listCompanyAudit(db, principal.companyId, { action, ...dateRange(from, to) }, (page - 1) * limit, limit);
+      const data = result.rows.map((r) => ({
+        id: r.id,
+        action: r.action,
+        keyId: r.key_id,
+        label: r.label,
+        blindIndex: r.blind_index ? Buffer.from(r.blind_index).toString('hex') : null,
+        reportId: r.report_id,
+        resultCount: r.result_count,
+        requestId: r.request_id,
+        createdAt: r.created_at,
+      }));
+      return ok({ data, meta: { total: result.total, page, limit } }, 'Audit events fetched successfully');
+    },
+  );
+};

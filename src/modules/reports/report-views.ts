@@ -1,0 +1,42 @@
+import type { IdentifierRow, ReportRow } from './reports.repository.js';
+
+export interface IdentifierView {
+  id: string;
+  label: string;
+  value: string;
+}
+
+/**
+ * A report as the API shows it. The list route's response schema drops `status` and identifier ids,
+ * so one view serves search, list, get and decode.
+ */
+export function reportView(row: ReportRow, identifiers: IdentifierView[], options: { uploaderVisible: boolean }) {
+  return {
+    id: row.id,
+    companyId: row.company_id,
+    userId: options.uploaderVisible || row.show_uploader_info ? row.user_id : null,
+    listingStatus: row.listing_status,
+    exitedListAt: row.exited_list_at,
+    exitListReason: row.exit_list_reason,
+    fraudType: row.fraud_type,
+    fraudReason: row.fraud_reason,
+    showUploaderInfo: row.show_uploader_info,
+    attachments: row.attachments,
+    status: row.status,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    reportingCompany: { businessName: row.business_name, id: row.company_id },
+    identifiers,
+  };
+}
+
+/** Identifier rows grouped by report, with their stored ciphertext tokens as values. */
+export function tokensByReport(rows: IdentifierRow[]): Map<string, IdentifierView[]> {
+  const grouped = new Map<string, IdentifierView[]>();
+  for (const row of rows) {
+    const list = grouped.get(row.report_id) ?? [];
+    list.push({ id: row.id, label: row.label, value: row.value_token });
+    grouped.set(row.report_id, list);
+  }
+  return grouped;
+}

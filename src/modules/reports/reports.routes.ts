@@ -1,0 +1,147 @@
+import { Type } from 'typebox';
+import { ok } from '../../http/envelope.js';
+import { AppError } from '../../http/errors.js';
+import { errorResponses } from '../../http/openapi.js';
+import type { RoutesPlugin } from '../../http/types.js';
+import {
+  CreatedReportResponse,
+  CreateReportBody,
+  ExitBody,
+  ReportIdParams,
+  ReportResponse,
+  SubmissionsQuery,
+  SubmissionsResponse,
+  UpdateDraftBody,
+} from './reports.schemas.js';
+import type { Actor, ReportsService } from './reports.service.js';
+import type { SubmissionsService } from './submissions.service.js';
+import type { FastifyRequest } from 'fastify';
+
+const SUBMISSIONS = '/api/v1/external/reports/submissions';
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+function companyActor(request: FastifyRequest) {
+  const principal = request.principal;
+  if (principal?.role !== 'company') throw new AppError('FORBIDDEN', 'A company key is required');
+  return { keyId: principal.keyId, requestId: String(request.id), companyId: principal.companyId, businessName: principal.businessName };
+}
+
+function anyActor(request: FastifyRequest): Actor {
+  const principal = request.principal;
+  if (!principal) throw new AppError('API_KEY_MISSING', 'API key required');
+  return principal.role === 'company'
+    ? { keyId: principal.keyId, requestId: String(request.id), companyId: principal.companyId }
+    : { keyId: principal.keyId, requestId: String(request.id), operatorId: principal.operatorId };
+}
+
+export const reportsRoutes: RoutesPlugin<{ reports: ReportsService; submissions: SubmissionsService }> = async (
+  app,
+  { reports, submissions },
+) => {
+  app.post(
+    '/api/v1/external/reports',
+    {
+      config: { auth: 'company' },
+      schema: {
+        tags: ['reports'],
+        summary: 'Create a report',
+        description:
+          'Identifiers are normalised, encrypted and indexed. Send an `Idempotency-Key` header to make a retry safe: the same key and body within 24 hours replays the first response (`Idempotent-Replayed: true`).',
+        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ description: '1–255 printable ASCII characters' })) }),
+        body: CreateReportBody,
+        response: { 201: CreatedReportResponse, ...errorResponses(409, 422) },
+      },
+    },
+    async (request, reply) => {
+      const key = request.headers['idempotency-key'];
+      if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+        throw AppError.validation([{ field: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }]);
+      }
+      const { replayed, report } = await reports.create(companyActor(request), request.body, key);
+      if (replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(201).send(ok(report, 'Report created successfully'));
+    },
+  );
+
+  app.get(
+    SUBMISSIONS,
+    {
+      config: { auth: 'company' },
+      schema: {
+        tags: ['submissions'],
+        summary: "List the company's own submissions, newest first",
+        querystring: SubmissionsQuery,
+        response: { 200: SubmissionsResponse },
+      },
+    },
+    async (request) => ok(await submissions.list(companyActor(request).companyId, request.query), 'Submissions fetched successfully'),
+  );
+
+  const byId = { params: ReportIdParams };
+
+  app.get(
+    `${SUBMISSIONS}/:id`,
+    {
+      config: { auth: 'company' },
+      schema: { ...byId, tags: ['submissions'], summary: 'Read one submission (identifier values encrypted)', response: { 200: ReportResponse, ...errorResponses(404) } },
+    },
+    async (request) => ok({ report: await submissions.get(companyActor(request).companyId, request.params.id) }, 'Submission fetched successfully'),
+  );
+
+  app.get(
+    `${SUBMISSIONS}/:id/decode`,
+    {
+      config: { auth: 'company' },
+      schema: { ...byId, tags: ['submissions'], summary: 'Read one submission with clear identifier values', response: { 200: ReportResponse, ...errorResponses(404) } },
+    },
+    async (request) => ok({ report: await submissions.decode(companyActor(request), request.params.id) }, 'Submission decoded successfully'),
+  );
+
+  app.patch(
+    `${SUBMISSIONS}/:id`,
+    {
+      config: { auth: 'company' },
+      schema: {
+        ...byId,
+        tags: ['submissions'],
+        summary: 'Edit a draft (a published report is never edited)',
+        body: UpdateDraftBody,
+        response: { 200: ReportResponse, ...errorResponses(404, 409) },
+      },
+    },
+    async (request) => {
+      const actor = companyActor(request);
+      const id = await reports.updateDraft(actor, request.params.id, request.body);
+      return ok({ report: await submissions.get(actor.companyId, id) }, 'Draft updated successfully');
+    },
+  );
+
+  const transitions = [
+    { path: 'publish', summary: 'Publish a draft', auth: 'company', message: 'Report published successfully' },
+    { path: 'exit', summary: 'Take a report off the list, with a reason', auth: 'any', message: 'Report exited from the list' },
+    { path: 'relist', summary: 'Put an exited report back on the list', auth: 'any', message: 'Report relisted successfully' },
+  ] as const;
+
+  for (const t of transitions) {
+    app.post(
+      `${SUBMISSIONS}/:id/${t.path}`,
+      {
+        config: { auth: t.auth },
+        schema: {
+          ...byId,
+          tags: ['submissions'],
+          summary: t.summary,
+          ...(t.path === 'exit' ? { body: ExitBody } : {}),
+          response: { 200: ReportResponse, ...errorResponses(404, 409) },
+        },
+      },
+      async (request) => {
+        const actor = anyActor(request);
+        const change =
+          t.path === 'exit' ? { kind: 'exit' as const, reason: (request.body as { reason: string }).reason } : { kind: t.path };
+        const id = await reports.transition(actor, request.params.id, change);
+        return ok({ report: await submissions.get(actor.companyId, id) }, t.message);
+      },
+    );
+  }
+};

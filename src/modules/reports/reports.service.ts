@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Selectable } from 'kysely';
+import type { ReportsTable } from '../../db/schema.js';
+import type { Database } from '../../db/schema.js';
+import { AppError, type FieldError } from '../../http/errors.js';
+import type { IdentifierInput, SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
+import { recordAudit } from '../audit/audit.repository.js';
+import { REPORT_LIMITS, type FraudType, type ListingStatus, type ReportStatus } from './report-values.js';
+import { abandonIdempotent, completeIdempotent, hashRequest, type IdempotencyScope, startIdempotent } from './idempotency.js';
+import * as repo from './reports.repository.js';
+
+export interface Actor {
+  keyId: string;
+  requestId: string;
+  companyId?: string;
+  operatorId?: string;
+}
+
+export interface CreateReportInput {
+  fraudType: FraudType;
+  fraudReason: string;
+  identifiers: IdentifierInput[];
+  attachments?: string[] | undefined;
+  showUploaderInfo?: boolean | undefined;
+  userId?: string | undefined;
+  status?: ReportStatus | undefined;
+}
+
+export type UpdateDraftInput = Partial<Omit<CreateReportInput, 'status' | 'userId'>> & { userId?: string | null | undefined };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Counted in code points, as a person counts characters (and as JSON Schema's minLength does). */
+const length = (text: string) => [...text].length;
+
+function checkFraudReason(reason: string | undefined, errors: FieldError[]): string | undefined {
+  if (reason === undefined) return undefined;
+  const trimmed = reason.trim();
+  const n = length(trimmed);
+  if (n < REPORT_LIMITS.fraudReasonMin || n > REPORT_LIMITS.fraudReasonMax) {
+    errors.push({
+      field: 'fraudReason',
+      message: `must be ${REPORT_LIMITS.fraudReasonMin} to ${REPORT_LIMITS.fraudReasonMax} characters after trimming (got ${n})`,
+    });
+  }
+  return trimmed;
+}
+
+export function createReportsService(deps: {
+  db: Kysely<Database>;
+  identifiers: SealedIdentifiers;
+  /** Checks attachment URLs; until uploads exist every attachment is refused. */
+  attachments: { resolve(urls: string[], companyId: string): Promise<string[]> };
+}) {
+  const { db, identifiers } = deps;
+
+  async function requireOwn(id: string, companyId: string | undefined, forUpdate = false, trx: Kysely<Database> = db) {
+    if (!UUID.test(id)) throw AppError.notFound('Report not found');
+    const report = await repo.findReport(trx, id.toLowerCase(), companyId, forUpdate);
+    if (!report) throw AppError.notFound('Report not found');
+    return report;
+  }
+
+  async function createReport(
+    actor: Actor & { companyId: string; businessName: string },
+    input: CreateReportInput,
+    idempotency?: IdempotencyScope,
+  ) {
+    const errors: FieldError[] = [];
+    const fraudReason = checkFraudReason(input.fraudReason, errors) as string;
+    const reportId = randomUUID();
+    const sealed = identifiers.seal(input.identifiers, { companyId: actor.companyId, recordId: reportId }, errors);
+    if (errors.length > 0) throw AppError.validation(errors);
+    const attachments = await deps.attachments.resolve(input.attachments ?? [], actor.companyId);
+
+    return db.transaction().execute(async (trx) => {
+      const row = await repo.insertReport(trx, {
+        id: reportId,
+        company_id: actor.companyId,
+        user_id: input.userId ?? null,
+        fraud_type: input.fraudType,
+        fraud_reason: fraudReason,
+        show_uploader_info: input.showUploaderInfo ?? false,
+        attachments,
+        status: input.status ?? 'published',
+      });
+      await repo.insertIdentifiers(
+        trx,
+        sealed.map((s, position) => ({ ...s.row, report_id: reportId, position })),
+      );
+      await recordAudit(trx, { ...actor, action: 'create', reportId });
+      const created = {
+        id: row.id,
+        status: row.status as ReportStatus,
+        exitedListAt: row.exited_list_at,
+        exitListReason: row.exit_list_reason,
+        fraudType: row.fraud_type,
+        fraudReason: row.fraud_reason,
+        companyId: row.company_id,
+        updatedAt: row.updated_at,
+        createdAt: row.created_at,
+        identifiers: sealed.map((s) => ({ label: s.label, value: s.value })),
+        reportedBy: actor.businessName,
+      };
+      if (idempotency) await completeIdempotent(trx, idempotency, 201, created);
+      return created;
+    });
+  }
+
+  return {
+    /**
+     * Creates a report. With an idempotency key the first successful response is stored with the
+     * report (one transaction) and replayed for the same key and body.
+     */
+    async create(actor: Actor & { companyId: string; businessName: string }, input: CreateReportInput, idempotencyKey?: string) {
+      if (idempotencyKey === undefined) return { replayed: false, report: await createReport(actor, input) };
+      const scope = { companyId: actor.companyId, key: idempotencyKey, requestHash: hashRequest(input) };
+      const start = await startIdempotent(db, scope);
+      if (start.kind === 'replay') return { replayed: true, report: start.body as CreatedReportView };
+      try {
+        return { replayed: false, report: await createReport(actor, input, scope) };
+      } catch (error) {
+        await abandonIdempotent(db, scope);
+        throw error;
+      }
+    },
+
+    requireOwn,
+
+    async updateDraft(actor: Actor & { companyId: string }, id: string, input: UpdateDraftInput) {
+      const errors: FieldError[] = [];
+      const fraudReason = checkFraudReason(input.fraudReason, errors);
+      const sealed = input.identifiers ? identifiers.seal(input.identifiers, { companyId: actor.companyId, recordId: id }, errors) : undefined;
+      if (errors.length > 0) throw AppError.validation(errors);
+      const attachments = input.attachments ? await deps.attachments.resolve(input.attachments, actor.companyId) : undefined;
+      return db.transaction().execute(async (trx) => {
+        const report = await requireOwn(id, actor.companyId, true, trx);
+        if (report.status !== 'draft') throw new AppError('INVALID_STATE', 'Only a draft can be edited; this report is published');
+        await repo.updateReport(trx, report.id, {
+          ...(input.fraudType !== undefined ? { fraud_type: input.fraudType } : {}),
+          ...(fraudReason !== undefined ? { fraud_reason: fraudReason } : {}),
+          ...(input.showUploaderInfo !== undefined ? { show_uploader_info: input.showUploaderInfo } : {}),
+          ...(input.userId !== undefined ? { user_id: input.userId } : {}),
+          ...(attachments !== undefined ? { attachments } : {}),
+        });
+        if (sealed) {
+          await repo.deleteIdentifiers(trx, report.id);
+          await repo.insertIdentifiers(trx, sealed.map((s, position) => ({ ...s.row, report_id: report.id, position })));
+        }
+        return report.id;
+      });
+    },
+
+    /** Publish, exit or relist: one row lock, the rule, the change and its audit row in one transaction. */
+    async transition(actor: Actor, id: string, change: Transition) {
+      return db.transaction().execute(async (trx) => {
+        const report = await requireOwn(id, actor.operatorId ? undefined : actor.companyId, true, trx);
+        const next = applyTransition(report, change);
+        await repo.updateReport(trx, report.id, next);
+        await recordAudit(trx, { ...actor, action: change.kind, reportId: report.id });
+        return report.id;
+      });
+    },
+  };
+}
+
+export type Transition = { kind: 'publish' } | { kind: 'exit'; reason: string } | { kind: 'relist' };
+
+function applyTransition(report: Selectable<ReportsTable>, change: Transition) {
+  switch (change.kind) {
+    case 'publish':
+      if (report.status !== 'draft') throw new AppError('INVALID_STATE', 'The report is already published');
+      return { status: 'published' as ReportStatus };
+    case 'exit':
+      if (report.status === 'draft') throw new AppError('INVALID_STATE', 'A draft is not on the list; publish it first');
+      if (report.listing_status === 'exited') throw new AppError('INVALID_STATE', 'The report has already left the list');
+      return { listing_status: 'exited' as ListingStatus, exited_list_at: new Date(), exit_list_reason: change.reason.trim() };
+    case 'relist':
+      if (report.status === 'draft') throw new AppError('INVALID_STATE', 'A draft is not on the list; publish it first');
+      if (report.listing_status === 'listed') throw new AppError('INVALID_STATE', 'The report is already on the list');
+      return { listing_status: 'listed' as ListingStatus, exited_list_at: null, exit_list_reason: null };
+  }
+}
+
+export type ReportsService = ReturnType<typeof createReportsService>;
+export type CreatedReportView = Awaited<ReturnType<ReportsService['create']>>['report'];

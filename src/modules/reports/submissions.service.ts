@@ -1,0 +1,60 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
+import { recordAudit } from '../audit/audit.repository.js';
+import { dateRange } from './date-range.js';
+import type { FraudType, ListingStatus, ReportStatus } from './report-values.js';
+import { reportView, tokensByReport } from './report-views.js';
+import * as repo from './reports.repository.js';
+import type { Actor, ReportsService } from './reports.service.js';
+
+export interface SubmissionsQuery {
+  page: number;
+  limit: number;
+  fraudType?: FraudType | undefined;
+  status?: ReportStatus | undefined;
+  listingStatus?: ListingStatus | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+/** A company reading its own submissions: list, one with tokens, one decoded. */
+export function createSubmissionsService(deps: { db: Kysely<Database>; identifiers: SealedIdentifiers; reports: ReportsService }) {
+  const { db, identifiers, reports } = deps;
+
+  async function withTokens(companyId: string | undefined, id: string) {
+    const row = await reports.requireOwn(id, companyId);
+    const tokens = tokensByReport(await repo.findIdentifiers(db, [row.id])).get(row.id) ?? [];
+    return { row, tokens };
+  }
+
+  return {
+    async list(companyId: string, query: SubmissionsQuery) {
+      const filters = { companyId, fraudType: query.fraudType, status: query.status, listingStatus: query.listingStatus, ...dateRange(query.from, query.to) };
+      const [total, rows] = await Promise.all([
+        repo.countSubmissions(db, filters),
+        repo.listSubmissions(db, filters, (query.page - 1) * query.limit, query.limit),
+      ]);
+      const tokens = tokensByReport(await repo.findIdentifiers(db, rows.map((r) => r.id)));
+      return {
+        data: rows.map((row) => reportView(row, tokens.get(row.id) ?? [], { uploaderVisible: true })),
+        meta: { total, page: query.page, limit: query.limit },
+      };
+    },
+
+    /** Also used by operators (no company) after exit/relist. */
+    async get(companyId: string | undefined, id: string) {
+      const { row, tokens } = await withTokens(companyId, id);
+      return reportView(row, tokens, { uploaderVisible: companyId !== undefined });
+    },
+
+    async decode(actor: Actor & { companyId: string }, id: string) {
+      const { row, tokens } = await withTokens(actor.companyId, id);
+      const clear = tokens.map((t) => ({ ...t, value: identifiers.open(t.value, { companyId: row.company_id, recordId: row.id, label: t.label }) }));
+      await recordAudit(db, { ...actor, action: 'decode', reportId: row.id });
+      return reportView(row, clear, { uploaderVisible: true });
+    },
+  };
+}
+
+export type SubmissionsService = ReturnType<typeof createSubmissionsService>;

@@ -1,0 +1,47 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { AppError } from '../../http/errors.js';
+import type { RoutesPlugin } from '../../http/types.js';
+import type { SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
+import { searchReports } from './search.repository.js';
+import { SearchBody, SearchResponse } from './search.schemas.js';
+
+const MESSAGE = 'Reports fetched successfully';
+
+/** Search, at the interface's path and under the versioned prefix. */
+export const searchRoutes: RoutesPlugin<{ db: Kysely<Database>; identifiers: SealedIdentifiers }> = async (app, { db, identifiers }) => {
+  for (const url of ['/reports/search', '/api/v1/external/reports/search']) {
+    app.post(
+      url,
+      {
+        config: { auth: 'any' },
+        schema: {
+          tags: ['search'],
+          summary: 'Search reports by one identifier',
+          description:
+            'Published, listed reports of every company (newest first, at most 100) and published public reports, with identifier values as encrypted tokens, and a summary over all matches. Every search is audited.',
+          body: SearchBody,
+          response: { 200: SearchResponse },
+        },
+      },
+      async (request, reply) => {
+        const principal = request.principal;
+        if (!principal) throw new AppError('API_KEY_MISSING', 'API key required');
+        const key = identifiers.searchKey(request.body.identifier, request.body.value);
+        const body = await searchReports(
+          db,
+          key,
+          {
+            companyId: principal.role === 'company' ? principal.companyId : null,
+            operatorId: principal.role === 'operator' ? principal.operatorId : null,
+            keyId: principal.keyId,
+            requestId: String(request.id),
+          },
+          MESSAGE,
+        );
+        // PostgreSQL built the envelope; a string body skips serialisation.
+        return reply.type('application/json; charset=utf-8').send(body);
+      },
+    );
+  }
+};
