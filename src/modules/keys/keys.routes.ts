@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import { companyOf, principalOf } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { errorResponses } from '../../http/openapi.js';
@@ -17,6 +18,11 @@ import type { KeysService } from './keys.service.js';
 
 const tags = ['admin: keys'];
 
+/** Issue and rotate take only optional settings, so a POST with no body means "defaults". */
+async function noBodyMeansDefaults(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined || request.body === null) request.body = {};
+}
+
 /** Operator administration of keys, a company's view of its own keys, and "which key am I using". */
 export const keyRoutes: RoutesPlugin<{ keys: KeysService }> = async (app, { keys }) => {
   app.post(
@@ -31,9 +37,10 @@ export const keyRoutes: RoutesPlugin<{ keys: KeysService }> = async (app, { keys
         body: IssueKeyBody,
         response: { 201: IssueKeyResponse, ...errorResponses(404) },
       },
+      preValidation: noBodyMeansDefaults,
     },
     async (request, reply) => {
-      const issued = await keys.issueForCompany(request.params.companyId, request.body ?? {});
+      const issued = await keys.issueForCompany(request.params.companyId, request.body);
       return reply.code(201).send(ok(issued, 'API key issued'));
     },
   );
@@ -89,9 +96,10 @@ export const keyRoutes: RoutesPlugin<{ keys: KeysService }> = async (app, { keys
         body: RotateKeyBody,
         response: { 201: RotateKeyResponse, ...errorResponses(404, 409) },
       },
+      preValidation: noBodyMeansDefaults,
     },
     async (request, reply) => {
-      const rotated = await keys.rotate(request.params.keyId, request.body ?? {});
+      const rotated = await keys.rotate(request.params.keyId, request.body);
       return reply.code(201).send(ok(rotated, 'API key rotated'));
     },
   );
