@@ -1,10 +1,6 @@
 import type { Config } from '../../config.js';
 import { DataDirLockedError } from '../../db/data-dir-lock.js';
-import { openDatabase } from '../../db/database.js';
-import { migrateToLatest } from '../../db/migrate.js';
-import { openRedisLink } from '../../redis/redis-link.js';
-import { createKeyEvents } from '../keys/key-events.js';
-import { type AdminCommandName, createAdminServices, runAdminCommand } from './admin.commands.js';
+import type { AdminCommandName } from './admin.commands.js';
 import { ControlSocketUnavailableError, sendControlCommand } from './control-socket.js';
 
 /** How long a command waits for a data directory held by a process that is not (yet) answering on the socket. */
@@ -13,39 +9,13 @@ const RETRY_MS = 200;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The CLI's own database session: open, migrate, run one command, close. */
+/**
+ * Loaded only when the command runs in this process: the database engines, Kysely and the
+ * services take a second to import, which a command sent to the server does not need to pay.
+ */
 async function runInProcess(config: Config, name: AdminCommandName, args: object): Promise<unknown> {
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    databaseSchema: config.databaseSchema,
-    dataDir: config.dataDir,
-    poolSize: 1,
-  });
-  try {
-    await migrateToLatest(database.db);
-    // Running servers learn about a revocation at once through Redis; without it, within 5 s anyway.
-    const redis = config.redisUrl
-      ? openRedisLink(config.redisUrl, {
-          prefix: config.redisPrefix,
-          log: {
-            info() {},
-            warn() {
-              process.stderr.write('redflag: warning: Redis unreachable; running servers see the change within 5 s\n');
-            },
-          },
-        })
-      : undefined;
-    await redis?.waitUntilReady(2_000);
-    const events = createKeyEvents({ redis });
-    try {
-      return await runAdminCommand(createAdminServices({ db: database.db, events }), name, args);
-    } finally {
-      await events.close();
-      await redis?.close();
-    }
-  } finally {
-    await database.close();
-  }
+  const local = await import('./admin.local.js');
+  return local.runInProcess(config, name, args);
 }
 
 class StillLockedError extends Error {}
