@@ -11,6 +11,7 @@ beforeAll(async () => {
     beforeReady(app) {
       // A public route that opts in to a per-address limit, as the public intake will.
       app.get('/test/public-limited', { config: { rateLimit: clientAddressRateLimit({ max: 2 }) } }, async () => ok({}, 'OK'));
+      app.get('/test/public-plain', { config: { rateLimit: { max: 1, timeWindow: 60_000 } } }, async () => ok({}, 'OK'));
     },
   });
 });
@@ -78,6 +79,12 @@ describe('rate limits per key (in memory, no Redis)', () => {
     expect(third.statusCode).toBe(429);
     expect(third.json().data.code).toBe('RATE_LIMITED');
     expect((await from('203.0.113.8')).statusCode).toBe(200);
+    // A plain route setting counts per address as well.
+    const plain = (remoteAddress: string) => t.app.inject({ method: 'GET', url: '/test/public-plain', remoteAddress });
+    expect((await plain('2001:db8::1')).statusCode).toBe(200);
+    // The same /64 is one client.
+    expect((await plain('2001:db8::2')).statusCode).toBe(429);
+    expect((await plain('203.0.113.9')).statusCode).toBe(200);
   });
 });
 

@@ -38,9 +38,11 @@ export async function registerRateLimit(
     hook: 'onRequest',
     timeWindow: MINUTE_MS,
     max: (request: FastifyRequest) => request.principal?.rateLimitPerMinute ?? defaultPerMinute,
-    keyGenerator: (request: FastifyRequest) => (request.principal ? `key:${request.principal.keyId}` : 'anonymous'),
-    // Requests without a principal are public-route requests: those opt in per route.
-    allowList: (request: FastifyRequest) => request.principal === null,
+    // A caller with a key is counted per key; anyone else per address (on routes that opt in).
+    keyGenerator: (request: FastifyRequest) =>
+      request.principal ? `key:${request.principal.keyId}` : `ip:${normalizeIP(request.ip)}`,
+    // Public routes are limited only when they ask, with `config: { rateLimit: {...} }`.
+    allowList: (request: FastifyRequest) => request.principal === null && !request.routeOptions.config.rateLimit,
     enableDraftSpec: true,
     store: storeClass(store),
     errorResponseBuilder: (_request, context) => {
@@ -54,8 +56,10 @@ export async function registerRateLimit(
 
 /**
  * For a public route: a limit per client address (IPv6 by /64), e.g.
- * `config: { rateLimit: clientAddressRateLimit({ max: 10, timeWindow: '1 minute' }) }`.
- * Behind a proxy, set Fastify's trustProxy so `request.ip` is the client's.
+ * `config: { rateLimit: clientAddressRateLimit({ max: 10, timeWindow: '1 minute' }) }`
+ * (a plain `config: { rateLimit: { max, timeWindow } }` does the same on a public route; this
+ * also counts per address on a route that has a key). Each route counts on its own unless
+ * routes share a `groupId`. Behind a proxy, set Fastify's trustProxy so `request.ip` is the client's.
  */
 export function clientAddressRateLimit(options: {
   max: number;
