@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKeyEvents, type KeyEvent } from '../src/modules/keys/key-events.js';
 import { KEY_CACHE_TTL_MS } from '../src/modules/keys/keys.authenticator.js';
+import { openRedisLink } from '../src/redis/redis-link.js';
 import { createCompany, createOperator, key } from './helpers/principals.js';
 import { buildSiblingApp, buildTestApp, type TestApp } from './helpers/test-app.js';
 
@@ -80,5 +82,44 @@ describe.runIf(redisUrl)('two instances sharing Redis', () => {
     }
     expect(status).toBe(403);
     expect(Date.now() - loadedAt).toBeLessThan(KEY_CACHE_TTL_MS);
+  });
+});
+
+describe.runIf(redisUrl)('the revocation channel', () => {
+  it('resumes after the subscriber connection drops, and tells listeners to forget what they cached', async () => {
+    const prefix = `redflag-test-${randomBytes(5).toString('hex')}:`;
+    const quiet = { info() {}, warn() {} };
+    const linkA = openRedisLink(redisUrl as string, { prefix, log: quiet });
+    const linkB = openRedisLink(redisUrl as string, { prefix, log: quiet });
+    const a = createKeyEvents({ redis: linkA });
+    const b = createKeyEvents({ redis: linkB });
+    const received: KeyEvent[] = [];
+    b.subscribe((event) => received.push(event));
+    const arrives = async (keyId: string) => {
+      const deadline = Date.now() + 5_000;
+      while (Date.now() < deadline) {
+        await a.publish({ kind: 'key', keyId });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        if (received.some((e) => e.kind === 'key' && e.keyId === keyId)) return true;
+      }
+      return false;
+    };
+    try {
+      expect(await linkA.waitUntilReady(2_000)).toBe(true);
+      expect(await arrives('before')).toBe(true);
+      // Cut B's subscriber connection from the server side, as a network failure would.
+      const port = linkB.subscriber.stream.localPort;
+      const clients = String(await linkA.client.client('LIST')).split('\n');
+      const id = clients.find((line) => line.includes(`:${port} `))?.match(/\bid=(\d+)/)?.[1];
+      expect(id).toBeDefined();
+      await linkA.client.client('KILL', 'ID', id as string);
+      expect(await arrives('after')).toBe(true);
+      expect(received).toContainEqual({ kind: 'reset' });
+    } finally {
+      await a.close();
+      await b.close();
+      await linkA.close();
+      await linkB.close();
+    }
   });
 });
