@@ -1,0 +1,11 @@
+import { type TSchema, Type } from 'typebox';
+
+/** A string enum as one `enum` keyword: its validation error names the allowed values. */
+export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string } = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+/** A response field that may be null. */
+export function Nullable<T extends TSchema>(schema: T) {
+  return Type.Union([schema, Type.Null()]);
+}
