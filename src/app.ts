@@ -4,18 +4,28 @@ import { sql } from 'kysely';
 import pino, { type DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
+import { registerAuth } from './http/auth.js';
 import { errorHandler, notFoundHandler } from './http/envelope.js';
 import { registerMetrics } from './http/metrics.js';
 import { type RouteSummary, registerOpenApi } from './http/openapi.js';
+import { registerRateLimit } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import { validatorCompiler } from './http/validation.js';
+import { type AdminServices, createAdminServices } from './modules/admin/admin.commands.js';
 import { bankRoutes } from './modules/banks/banks.routes.js';
-import { healthRoutes } from './modules/health/health.routes.js';
+import { companyAdminRoutes } from './modules/companies/companies.routes.js';
+import { healthRoutes, type ReadinessCheck } from './modules/health/health.routes.js';
+import { createKeyEvents } from './modules/keys/key-events.js';
+import { createKeyAuthenticator } from './modules/keys/keys.authenticator.js';
+import { keyRoutes } from './modules/keys/keys.routes.js';
+import { openRedisLink, type RedisLink } from './redis/redis-link.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Every route registered, for the OpenAPI completeness test and diagnostics. */
     routeList: RouteSummary[];
+    /** The administration services, shared with the control socket so a CLI revocation clears this process's key cache. */
+    admin: AdminServices;
   }
 }
 
@@ -66,18 +76,58 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
   registerMetrics(app, database.pool);
 
   const { db } = database;
-  await app.register(healthRoutes, {
-    checks: [
-      {
-        name: 'database',
-        async check() {
-          await sql`select 1`.execute(db);
-          return { ready: true, detail: database.engine };
-        },
-      },
-    ],
+  const redis = config.redisUrl ? openRedisLink(config.redisUrl, { prefix: config.redisPrefix, log: app.log }) : undefined;
+  // Without Redis at start-up the service still starts, degraded (see RedisLink's outage policy).
+  await redis?.waitUntilReady(2_000);
+  const events = createKeyEvents({ redis });
+  const admin = createAdminServices({ db, events });
+  app.decorate('admin', admin);
+  const authenticator = createKeyAuthenticator({
+    db,
+    events,
+    defaultRateLimitPerMinute: config.rateLimitPerMinute,
+    lastUsedFlushMs: config.keyLastUsedFlushMs,
+    log: app.log,
   });
+  app.addHook('onClose', async () => {
+    // The database is closed after the app, so the last coalesced last-used times still get written.
+    await authenticator.close();
+    await events.close();
+    await redis?.close();
+  });
+  // Both before any feature route: the auth hook and the limiter attach to routes as they are added.
+  registerAuth(app, authenticator);
+  await registerRateLimit(app, { defaultPerMinute: config.rateLimitPerMinute, redis });
+
+  const checks: ReadinessCheck[] = [
+    {
+      name: 'database',
+      async check() {
+        await sql`select 1`.execute(db);
+        return { ready: true, detail: database.engine };
+      },
+    },
+  ];
+  if (redis) checks.push(redisCheck(redis));
+  await app.register(healthRoutes, { checks });
   await app.register(bankRoutes, { db });
+  await app.register(companyAdminRoutes, { companies: admin.companies });
+  await app.register(keyRoutes, { keys: admin.keys });
 
   return app;
+}
+
+/** Redis down is degraded, not unready: the service keeps answering with per-instance counters. */
+function redisCheck(redis: RedisLink): ReadinessCheck {
+  return {
+    name: 'redis',
+    async check() {
+      try {
+        await redis.client.ping();
+        return { ready: true, detail: 'connected' };
+      } catch {
+        return { ready: true, detail: 'degraded: unreachable; rate limits are counted per instance' };
+      }
+    },
+  };
 }

@@ -1,19 +1,44 @@
 import { Command, CommanderError } from 'commander';
 import { loadConfig } from './config.js';
-import { openDatabase } from './db/database.js';
-import { migrateDown, migrateToLatest } from './db/migrate.js';
-import { exitWithError, serve } from './server.js';
+import { AppError } from './http/errors.js';
+import { registerAdminCommands, UsageError } from './modules/admin/admin.cli.js';
+import { runAdminCommandAnywhere } from './modules/admin/admin.client.js';
+
+// Heavy modules (the HTTP stack, the database engines) are imported by the commands that use
+// them, so a command sent to a running server starts in a fraction of a second.
+
+/** Exit codes: 0 done, 1 the command failed (unknown id, refused state, unreachable database), 2 usage mistake. */
+const USAGE_EXIT = 2;
+
+/** Service field names as the options that carry them, so a validation message names what the user typed. */
+const OPTION_FOR_FIELD: Record<string, string> = {
+  businessName: '--name',
+  name: '--name',
+  rateLimitPerMinute: '--rate-limit',
+  expiresInDays: '--expires-in-days',
+  graceHours: '--grace-hours',
+};
+
+/** One line on stderr, whatever went wrong. */
+function fail(message: string, exitCode: number): never {
+  console.error(`redflag: ${message.replace(/\s*\n\s*/g, ' ').trim()}`);
+  process.exit(exitCode);
+}
 
 const program = new Command()
   .name('redflag')
   .description('Redflag: the shared registry of suspicious-activity reports')
-  .showHelpAfterError()
+  .configureOutput({
+    // Commander's own errors (unknown option, missing argument ...) as one line, like ours.
+    outputError: (message) => fail(message.replace(/^error: /, ''), USAGE_EXIT),
+  })
   .exitOverride();
 
 program
   .command('serve')
   .description('run the HTTP service (migrates the database first)')
   .action(async () => {
+    const { serve } = await import('./server.js');
     await serve(loadConfig());
   });
 
@@ -23,6 +48,8 @@ program
   .option('--down', 'revert the latest migration instead')
   .option('--json', 'machine-readable output')
   .action(async (options: { down?: boolean; json?: boolean }) => {
+    const { openDatabase } = await import('./db/database.js');
+    const { migrateDown, migrateToLatest } = await import('./db/migrate.js');
     const config = loadConfig();
     const database = await openDatabase({
       databaseUrl: config.databaseUrl,
@@ -41,9 +68,21 @@ program
     }
   });
 
+registerAdminCommands(program, (name, args) =>
+  // Options not given are left out rather than sent as undefined.
+  runAdminCommandAnywhere(loadConfig(), name, JSON.parse(JSON.stringify(args))),
+);
+
 try {
+  if (process.argv.length <= 2)
+    throw new UsageError('missing command: serve, migrate, company, key or operator (see redflag --help)');
   await program.parseAsync(process.argv);
 } catch (error) {
-  if (error instanceof CommanderError) process.exit(error.exitCode);
-  exitWithError(error);
+  if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : USAGE_EXIT);
+  if (error instanceof UsageError) fail(error.message, USAGE_EXIT);
+  if (error instanceof AppError && error.details.errors?.length) {
+    const reasons = error.details.errors.map((e) => `${OPTION_FOR_FIELD[e.field] ?? e.field} ${e.message}`);
+    fail(`${error.message}: ${reasons.join('; ')}`, 1);
+  }
+  fail(error instanceof Error ? error.message : String(error), 1);
 }

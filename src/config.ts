@@ -21,6 +21,14 @@ export interface Config {
   databasePoolSize: number;
   /** How long a clean shutdown waits for requests in flight. */
   shutdownGraceMs: number;
+  /** Requests a minute per API key unless its company has its own limit. */
+  rateLimitPerMinute: number;
+  /** Prepended to every Redis key and channel, so deployments (or test runs) can share a server. */
+  redisPrefix: string;
+  /** How often the coalesced `lastUsedAt` times of API keys are written. */
+  keyLastUsedFlushMs: number;
+  /** Where a server on the embedded engine accepts administration commands: `<dataDir>/redflag.sock`. */
+  controlSocketPath: string;
 }
 
 export class ConfigError extends Error {}
@@ -59,10 +67,15 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseSchema && !/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema)) {
     throw new ConfigError('REDFLAG_DATABASE_SCHEMA must be a lower-case SQL identifier');
   }
+  const dataDir = path.resolve(text(env, 'REDFLAG_DATA_DIR') ?? './data');
+  const redisPrefix = text(env, 'REDFLAG_REDIS_PREFIX') ?? 'redflag:';
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(redisPrefix)) {
+    throw new ConfigError('REDFLAG_REDIS_PREFIX must be 1 to 64 letters, digits or : _ . -');
+  }
   return {
     port,
     host,
-    dataDir: path.resolve(text(env, 'REDFLAG_DATA_DIR') ?? './data'),
+    dataDir,
     databaseUrl,
     databaseSchema,
     redisUrl: text(env, 'REDIS_URL'),
@@ -72,5 +85,9 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: integer(env, 'REDFLAG_BODY_LIMIT', 256 * 1024, 1024, 64 * 1024 * 1024),
     databasePoolSize: integer(env, 'REDFLAG_DB_POOL_SIZE', 10, 1, 200),
     shutdownGraceMs: integer(env, 'REDFLAG_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    rateLimitPerMinute: integer(env, 'REDFLAG_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
+    redisPrefix,
+    keyLastUsedFlushMs: integer(env, 'REDFLAG_KEY_LAST_USED_FLUSH_MS', 5_000, 100, 300_000),
+    controlSocketPath: path.join(dataDir, 'redflag.sock'),
   };
 }

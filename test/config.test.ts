@@ -26,6 +26,9 @@ describe('configuration', () => {
       REDFLAG_MASTER_KEY: 'a2V5',
       REDFLAG_PUBLIC_URL: 'https://redflag.example.ng/',
       LOG_LEVEL: 'warn',
+      REDFLAG_RATE_LIMIT_PER_MINUTE: '1200',
+      REDFLAG_REDIS_PREFIX: 'rf-prod:',
+      REDFLAG_KEY_LAST_USED_FLUSH_MS: '2000',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -36,7 +39,15 @@ describe('configuration', () => {
       masterKey: 'a2V5',
       publicUrl: 'https://redflag.example.ng',
       logLevel: 'warn',
+      rateLimitPerMinute: 1200,
+      redisPrefix: 'rf-prod:',
+      keyLastUsedFlushMs: 2000,
+      controlSocketPath: '/var/lib/redflag/redflag.sock',
     });
+  });
+
+  it('limits each key to 600 requests a minute and prefixes Redis keys with redflag: by default', () => {
+    expect(loadConfig({})).toMatchObject({ rateLimitPerMinute: 600, redisPrefix: 'redflag:', keyLastUsedFlushMs: 5000 });
   });
 
   it('refuses values it cannot use, naming the variable', () => {
@@ -44,5 +55,7 @@ describe('configuration', () => {
     expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT must be an integer/);
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
     expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
+    expect(() => loadConfig({ REDFLAG_RATE_LIMIT_PER_MINUTE: '0' })).toThrow(/REDFLAG_RATE_LIMIT_PER_MINUTE/);
+    expect(() => loadConfig({ REDFLAG_REDIS_PREFIX: 'has space' })).toThrow(/REDFLAG_REDIS_PREFIX/);
   });
 });

@@ -21,9 +21,29 @@ describe('the OpenAPI document', () => {
     for (const route of documented) {
       const operation = doc.paths[openApiPath(route.url)]?.[route.method.toLowerCase()];
       expect(operation, `${route.method} ${route.url}`).toBeDefined();
-      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '400', '500']));
+      const statuses = Object.keys(operation.responses);
+      expect(statuses).toEqual(expect.arrayContaining(['400', '500']));
+      expect(
+        statuses.some((s) => /^2\d\d$/.test(s)),
+        `${route.method} ${route.url} documents its success`,
+      ).toBe(true);
     }
     expect(doc.paths['/api/v1/meta-data/banks'].get.responses['200']).toBeDefined();
+  });
+
+  it('marks every route that needs a key with the apiKey security scheme and its 401/403 answers', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(doc.components.securitySchemes.apiKey).toEqual({ type: 'apiKey', in: 'header', name: 'x-api-key' });
+    const admin = doc.paths['/api/v1/admin/companies'].post;
+    expect(admin.security).toEqual([{ apiKey: [] }]);
+    expect(Object.keys(admin.responses)).toEqual(expect.arrayContaining(['201', '401', '403', '429']));
+    const own = doc.paths['/api/v1/external/keys'].get;
+    expect(own.security).toEqual([{ apiKey: [] }]);
+    expect(Object.keys(own.responses)).toEqual(expect.arrayContaining(['401', '403']));
+    // Public routes stay public.
+    const banks = doc.paths['/api/v1/meta-data/banks'].get;
+    expect(banks.security).toBeUndefined();
+    expect(banks.responses['401']).toBeUndefined();
   });
 
   it('serves interactive docs at /docs', async () => {

@@ -32,7 +32,8 @@ export function errorResponses(...statuses: number[]) {
 
 /**
  * Adds the common error responses to every route's schema, so the OpenAPI document lists them
- * and error bodies are serialised through the same schema as everything else.
+ * and error bodies are serialised through the same schema as everything else; an authenticated
+ * route also gets its security requirement and the 401/403 answers.
  * Must be registered before @fastify/swagger collects the routes.
  */
 function addCommonErrors(route: RouteOptions): void {
@@ -42,6 +43,12 @@ function addCommonErrors(route: RouteOptions): void {
   const response = route.schema.response as Record<string, unknown>;
   for (const status of Object.keys(COMMON_ERRORS)) {
     response[status] ??= errorResponse(Number(status));
+  }
+  // A route that declares `config.auth` needs a key: say so, with the answers to a missing or wrong one.
+  if (route.config?.auth) {
+    (route.schema as { security?: unknown }).security ??= [{ apiKey: [] }];
+    response[401] ??= errorResponse(401);
+    response[403] ??= errorResponse(403);
   }
 }
 

@@ -1,10 +1,16 @@
-import { type TUnsafe, Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 
-/** A string enum as `{ type: 'string', enum }`: one clear validation error instead of anyOf noise. */
-export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options }) as TUnsafe<T[number]>;
+/** A string enum as one `enum` keyword: its validation error names the allowed values. */
+export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string } = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
-export const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+/** A response field that may be null. */
+export function Nullable<T extends TSchema>(schema: T) {
+  return Type.Union([schema, Type.Null()]);
+}
 
-export const DateTime = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
+/** An ISO-8601 date-time string (Dates are serialised to it). */
+export function DateTime(description?: string) {
+  return Type.String({ format: 'date-time', ...(description ? { description } : {}) });
+}

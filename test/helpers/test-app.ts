@@ -47,3 +47,14 @@ export async function buildTestApp(
     },
   };
 }
+
+/** Another instance of the service on the same database (as a second server process would be). */
+export async function buildSiblingApp(t: TestApp, overrides: Partial<Config> = {}): Promise<FastifyInstance> {
+  const app = await buildApp({
+    config: { ...t.config, ...overrides },
+    database: t.database,
+    logStream: new Writable({ write: (_chunk, _encoding, done) => done() }),
+  });
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,88 @@
+import type { RedisLink } from '../redis/redis-link.js';
+
+type Callback = (error: Error | null, result?: { current: number; ttl: number }) => void;
+
+/** The store contract of @fastify/rate-limit: count one hit in a fixed window. */
+export interface CounterStore {
+  incr(key: string, callback: Callback, timeWindow: number, max: number): void;
+  /** A store for one route with its own limit; the plugin passes the route's merged options, `routeInfo` among them. */
+  child(routeOptions: object): CounterStore;
+}
+
+function routeName(routeOptions: object): string {
+  const info = (routeOptions as { routeInfo?: { method?: unknown; url?: unknown } }).routeInfo;
+  return `${String(info?.method ?? '')}${String(info?.url ?? '')}`;
+}
+
+const MAX_LOCAL_KEYS = 50_000;
+
+/** Fixed-window counters in this process. Bounded: the oldest windows go first when it is full. */
+export class MemoryCounterStore implements CounterStore {
+  private readonly windows = new Map<string, { count: number; resetAt: number }>();
+
+  incr(key: string, callback: Callback, timeWindow: number): void {
+    const now = Date.now();
+    let window = this.windows.get(key);
+    if (!window || window.resetAt <= now) {
+      if (window) this.windows.delete(key);
+      else if (this.windows.size >= MAX_LOCAL_KEYS) this.windows.delete(this.windows.keys().next().value as string);
+      window = { count: 0, resetAt: now + timeWindow };
+      this.windows.set(key, window);
+    }
+    window.count++;
+    callback(null, { current: window.count, ttl: window.resetAt - now });
+  }
+
+  child(): CounterStore {
+    return new MemoryCounterStore();
+  }
+}
+
+// INCR and set the expiry on the first hit, atomically: every instance counts in one window.
+const INCR_SCRIPT = `
+local current = redis.call('INCR', KEYS[1])
+if current == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return { current, ttl }`;
+
+type RedisWithCounter = RedisLink['client'] & {
+  redflagCount?: (key: string, windowMs: number) => Promise<[number, number]>;
+};
+
+/**
+ * Counters in Redis, shared by every instance. When Redis cannot answer (down, not yet
+ * connected, too slow) the hit is counted in this process instead, so the service keeps
+ * answering and keeps limiting — per instance — until Redis is back.
+ */
+export class RedisCounterStore implements CounterStore {
+  private readonly client: RedisWithCounter;
+
+  constructor(
+    private readonly redis: RedisLink,
+    private readonly namespace: string,
+    private readonly fallback: CounterStore = new MemoryCounterStore(),
+  ) {
+    this.client = redis.client as RedisWithCounter;
+    if (!this.client.redflagCount) this.client.defineCommand('redflagCount', { numberOfKeys: 1, lua: INCR_SCRIPT });
+  }
+
+  incr(key: string, callback: Callback, timeWindow: number, max: number): void {
+    const count = this.client.redflagCount;
+    if (!this.redis.isReady() || !count) {
+      this.fallback.incr(key, callback, timeWindow, max);
+      return;
+    }
+    count.call(this.client, this.namespace + key, timeWindow).then(
+      ([current, ttl]) => callback(null, { current, ttl }),
+      (error: unknown) => {
+        this.redis.noteFailure(error);
+        this.fallback.incr(key, callback, timeWindow, max);
+      },
+    );
+  }
+
+  child(routeOptions: object): CounterStore {
+    return new RedisCounterStore(this.redis, `${this.namespace}${routeName(routeOptions)}:`, this.fallback.child(routeOptions));
+  }
+}

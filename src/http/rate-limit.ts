@@ -1,0 +1,76 @@
+import rateLimit, { normalizeIP, type RateLimitOptions } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { RedisLink } from '../redis/redis-link.js';
+import { AppError } from './errors.js';
+import { type CounterStore, MemoryCounterStore, RedisCounterStore } from './rate-limit-store.js';
+
+const MINUTE_MS = 60_000;
+
+/** @fastify/rate-limit builds its store with `new`; this hands it ours. */
+function storeClass(store: CounterStore) {
+  return class implements CounterStore {
+    incr(...args: Parameters<CounterStore['incr']>) {
+      store.incr(...args);
+    }
+    child(routeOptions: Parameters<CounterStore['child']>[0]) {
+      return store.child(routeOptions);
+    }
+  };
+}
+
+/**
+ * Limits every authenticated request per key: the company's own limit when it has one, the
+ * service default otherwise, in one-minute windows. Counters live in Redis when there is one
+ * (all instances share them) and in memory otherwise or while Redis is down.
+ *
+ * Public routes are not limited unless they ask for it with `config: { rateLimit: clientAddressRateLimit(...) }`.
+ * Headers are the IETF draft names (`RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`),
+ * and a 429 is the usual error envelope with `Retry-After` and `data.retryAfter`.
+ */
+export async function registerRateLimit(
+  app: FastifyInstance,
+  options: { defaultPerMinute: number; redis?: RedisLink | undefined },
+): Promise<void> {
+  const { redis, defaultPerMinute } = options;
+  const store = redis ? new RedisCounterStore(redis, `${redis.prefix}rl:`) : new MemoryCounterStore();
+  await app.register(rateLimit, {
+    global: true,
+    hook: 'onRequest',
+    timeWindow: MINUTE_MS,
+    max: (request: FastifyRequest) => request.principal?.rateLimitPerMinute ?? defaultPerMinute,
+    // A caller with a key is counted per key; anyone else per address (on routes that opt in).
+    keyGenerator: (request: FastifyRequest) =>
+      request.principal ? `key:${request.principal.keyId}` : `ip:${normalizeIP(request.ip)}`,
+    // Public routes are limited only when they ask, with `config: { rateLimit: {...} }`.
+    allowList: (request: FastifyRequest) => request.principal === null && !request.routeOptions.config.rateLimit,
+    enableDraftSpec: true,
+    store: storeClass(store),
+    errorResponseBuilder: (_request, context) => {
+      const retryAfter = Math.max(1, Math.ceil(context.ttl / 1000));
+      return new AppError('RATE_LIMITED', `Rate limit of ${context.max} requests a minute exceeded; retry in ${retryAfter} s`, {
+        retryAfter,
+      });
+    },
+  });
+}
+
+/**
+ * For a public route: a limit per client address (IPv6 by /64), e.g.
+ * `config: { rateLimit: clientAddressRateLimit({ max: 10, timeWindow: '1 minute' }) }`
+ * (a plain `config: { rateLimit: { max, timeWindow } }` does the same on a public route; this
+ * also counts per address on a route that has a key). Each route counts on its own unless
+ * routes share a `groupId`. Behind a proxy, set Fastify's trustProxy so `request.ip` is the client's.
+ */
+export function clientAddressRateLimit(options: {
+  max: number;
+  timeWindow?: number | string;
+  groupId?: string;
+}): RateLimitOptions {
+  return {
+    max: options.max,
+    timeWindow: options.timeWindow ?? MINUTE_MS,
+    keyGenerator: (request: FastifyRequest) => `ip:${normalizeIP(request.ip)}`,
+    allowList: () => false,
+    ...(options.groupId ? { groupId: options.groupId } : {}),
+  };
+}

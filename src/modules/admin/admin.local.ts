@@ -1,0 +1,41 @@
+import type { Config } from '../../config.js';
+import { openDatabase } from '../../db/database.js';
+import { migrateToLatest } from '../../db/migrate.js';
+import { openRedisLink } from '../../redis/redis-link.js';
+import { createKeyEvents } from '../keys/key-events.js';
+import { type AdminCommandName, createAdminServices, runAdminCommand } from './admin.commands.js';
+
+/** The CLI's own database session: open, migrate, run one command, close. */
+export async function runInProcess(config: Config, name: AdminCommandName, args: object): Promise<unknown> {
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    databaseSchema: config.databaseSchema,
+    dataDir: config.dataDir,
+    poolSize: 1,
+  });
+  try {
+    await migrateToLatest(database.db);
+    // Running servers learn about a revocation at once through Redis; without it, within 5 s anyway.
+    const redis = config.redisUrl
+      ? openRedisLink(config.redisUrl, {
+          prefix: config.redisPrefix,
+          log: {
+            info() {},
+            warn() {
+              process.stderr.write('redflag: warning: Redis unreachable; running servers see the change within 5 s\n');
+            },
+          },
+        })
+      : undefined;
+    await redis?.waitUntilReady(2_000);
+    const events = createKeyEvents({ redis });
+    try {
+      return await runAdminCommand(createAdminServices({ db: database.db, events }), name, args);
+    } finally {
+      await events.close();
+      await redis?.close();
+    }
+  } finally {
+    await database.close();
+  }
+}

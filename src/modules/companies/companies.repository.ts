@@ -1,0 +1,55 @@
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import type { CompaniesTable, CompanyStatus, Database } from '../../db/schema.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export type CompanyRow = Selectable<CompaniesTable>;
+
+const COLUMNS = ['id', 'business_name', 'status', 'rate_limit_per_minute', 'created_at', 'updated_at'] as const;
+
+export function insertCompany(db: Db, values: { businessName: string; rateLimitPerMinute: number | null }): Promise<CompanyRow> {
+  return db
+    .insertInto('companies')
+    .values({ business_name: values.businessName, rate_limit_per_minute: values.rateLimitPerMinute })
+    .returning(COLUMNS)
+    .executeTakeFirstOrThrow();
+}
+
+export function findCompanyById(db: Db, id: string): Promise<CompanyRow | undefined> {
+  return db.selectFrom('companies').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+}
+
+/** A page of companies, newest first, with the total count of the filtered list in the same query. */
+export async function listCompanies(
+  db: Db,
+  options: { offset: number; limit: number; status?: CompanyStatus | undefined },
+): Promise<{ rows: CompanyRow[]; total: number }> {
+  const rows = await db
+    .selectFrom('companies')
+    .select([...COLUMNS, sql<number>`count(*) over ()`.as('total')])
+    .$if(options.status !== undefined, (q) => q.where('status', '=', options.status as CompanyStatus))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .offset(options.offset)
+    .limit(options.limit)
+    .execute();
+  return { rows: rows.map(({ total: _total, ...row }) => row), total: rows[0]?.total ?? 0 };
+}
+
+export function countCompanies(db: Db, status?: CompanyStatus): Promise<number> {
+  return db
+    .selectFrom('companies')
+    .select((eb) => eb.fn.countAll<number>().as('total'))
+    .$if(status !== undefined, (q) => q.where('status', '=', status as CompanyStatus))
+    .executeTakeFirstOrThrow()
+    .then((r) => r.total);
+}
+
+export function setCompanyStatus(db: Db, id: string, status: CompanyStatus): Promise<CompanyRow | undefined> {
+  return db
+    .updateTable('companies')
+    .set({ status, updated_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .returning(COLUMNS)
+    .executeTakeFirst();
+}
