@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { loadConfig } from './config.js';
+import { registerCryptoCommands } from './crypto/crypto.command.js';
 import { openDatabase } from './db/database.js';
 import { migrateDown, migrateToLatest } from './db/migrate.js';
 import { exitWithError, serve } from './server.js';
@@ -40,6 +41,8 @@ program
       await database.close();
     }
   });
+
+registerCryptoCommands(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { type Config, loadConfig } from './config.js';
+import { loadCrypto } from './crypto/load-crypto.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 
@@ -18,7 +19,8 @@ export async function serve(config: Config = loadConfig()): Promise<void> {
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   try {
     await migrateToLatest(database.db);
-    app = await buildApp({ config, database });
+    const crypto = await loadCrypto({ db: database.db, config, engine: database.engine });
+    app = await buildApp({ config, database, crypto });
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     await app?.close();

@@ -241,7 +241,7 @@ const TABLES: Record<IdentifierLabel, { accepted: [string, string][]; rejected: 
       ['ABCDEFGH', 'Passport number must contain at least one digit'],
       ['N/A', 'Passport number may contain only letters A-Z and digits (spaces and dashes are ignored)'],
       ['A1234', 'Passport number must be 6 to 20 letters and digits, got 5'],
-      ['A'.repeat(20) + '1', 'Passport number must be 6 to 20 letters and digits, got 21'],
+      [`${'A'.repeat(20)}1`, 'Passport number must be 6 to 20 letters and digits, got 21'],
       ['A123.45678', 'Passport number may contain only letters A-Z and digits (spaces and dashes are ignored)'],
       ['Ä12345678', 'Passport number may contain only letters A-Z and digits (spaces and dashes are ignored)'],
       ['', 'Passport number must be 6 to 20 letters and digits, got 0'],

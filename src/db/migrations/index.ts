@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as banks from './2026_11_22_0001_banks.js';
+import * as encryptionKeys from './2026_11_22_0003_encryption_keys.js';
 
 /**
  * Every migration, by name; names sort in the order they run. A landed migration is never
@@ -7,4 +8,5 @@ import * as banks from './2026_11_22_0001_banks.js';
  */
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_banks': banks,
+  '2026_11_22_0003_encryption_keys': encryptionKeys,
 };

@@ -1,0 +1,104 @@
+import cliProgress from 'cli-progress';
+import type { Command } from 'commander';
+import { loadConfig } from '../config.js';
+import { DataDirLockedError } from '../db/data-dir-lock.js';
+import { openDatabase } from '../db/database.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { loadCrypto } from './load-crypto.js';
+import { newRootKeyText } from './root-key.js';
+import { type RotationSummary, rotateKeys } from './rotation.js';
+import { sealedColumns } from './sealed-columns.js';
+
+/** `redflag crypto ...`: key rotation and root-key generation. */
+export function registerCryptoCommands(program: Command): void {
+  const crypto = program.command('crypto').description('encryption keys');
+
+  crypto
+    .command('rotate')
+    .description(
+      'add a new encryption key, make it primary and re-encrypt every stored value under it (resumes an interrupted run)',
+    )
+    .option('--batch-size <n>', 'values re-encrypted per transaction', parseBatchSize, 500)
+    .option('--json', 'machine-readable output')
+    .action(async (options: { batchSize: number; json?: boolean }) => {
+      const summary = await rotate(options);
+      if (options.json) console.log(JSON.stringify(summary));
+      else console.log(describe(summary));
+      if (summary.failed > 0) process.exitCode = 1;
+    });
+
+  crypto
+    .command('new-master-key')
+    .description('print a new random root key for REDFLAG_MASTER_KEY (changes nothing)')
+    .action(() => {
+      console.log(newRootKeyText());
+    });
+}
+
+async function rotate(options: { batchSize: number; json?: boolean }): Promise<RotationSummary> {
+  const config = loadConfig();
+  let database: Awaited<ReturnType<typeof openDatabase>>;
+  try {
+    database = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      databaseSchema: config.databaseSchema,
+      dataDir: config.dataDir,
+      poolSize: 2,
+    });
+  } catch (error) {
+    if (!(error instanceof DataDirLockedError)) throw error;
+    // Re-encrypting through a running server's socket would hold its only connection for minutes.
+    throw new Error(
+      `crypto rotate needs the embedded database to itself, and a Redflag process (pid ${error.pid}) is using ${error.dataDir}. ` +
+        'Stop the server, run npx redflag crypto rotate, then start the server again.',
+    );
+  }
+  const bar =
+    !options.json && process.stderr.isTTY
+      ? new cliProgress.SingleBar(
+          { format: 'Re-encrypting [{bar}] {percentage}% | {value}/{total} values | ETA {eta_formatted}', hideCursor: true },
+          cliProgress.Presets.shades_classic,
+        )
+      : undefined;
+  try {
+    await migrateToLatest(database.db);
+    const crypto = await loadCrypto({ db: database.db, config, engine: database.engine });
+    return await rotateKeys({
+      db: database.db,
+      crypto,
+      columns: sealedColumns,
+      batchSize: options.batchSize,
+      onStart: ({ total }) => bar?.start(total, 0),
+      onProgress: (done) => bar?.update(done),
+    });
+  } finally {
+    bar?.stop();
+    await database.close();
+  }
+}
+
+function parseBatchSize(value: string): number {
+  const size = Number(value);
+  if (!Number.isInteger(size) || size < 1 || size > 10_000) throw new Error('--batch-size must be an integer from 1 to 10000');
+  return size;
+}
+
+export function describe(summary: RotationSummary): string {
+  const head = summary.resumed
+    ? `Resumed the interrupted rotation to key ${summary.keyId}`
+    : `Rotated to key ${summary.keyId}${summary.previousKeyId ? ` (previous primary ${summary.previousKeyId})` : ''}`;
+  const tables = new Set(summary.columns.map((c) => c.table)).size;
+  const lines = [
+    `${head}: ${summary.reencrypted} value(s) re-encrypted in ${summary.columns.length} column(s) of ${tables} table(s), ` +
+      `${summary.skipped} changed meanwhile and left as written, in ${(summary.durationMs / 1000).toFixed(1)} s.`,
+  ];
+  if (summary.failed > 0) {
+    lines.push(
+      `${summary.failed} value(s) did not open and stay under their old key: ${summary.failures.join(', ')}. ` +
+        'The rotation is unfinished; the next crypto rotate retries them.',
+    );
+  } else {
+    lines.push('Every stored value is now under the primary key; older keys remain able to read backups.');
+  }
+  return lines.join('\n');
+}
