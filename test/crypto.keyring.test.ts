@@ -53,6 +53,15 @@ describe('seal and open', () => {
     expect(encodeURIComponent(a)).toBe(a);
   });
 
+  it('never repeats a nonce, across refills of the random pool', () => {
+    const ring = keyring();
+    const ctx = { companyId: 'c', recordId: 'r', label: 'bvn' };
+    const nonces = new Set<string>();
+    for (let i = 0; i < 3000; i++)
+      nonces.add(Buffer.from(ring.seal('same', ctx).slice(6), 'base64url').subarray(0, 12).toString('hex'));
+    expect(nonces.size).toBe(3000);
+  });
+
   it('refuses a token moved to another company, record or label', () => {
     const ring = keyring();
     const field = fc.constantFrom<keyof SealContext>('companyId', 'recordId', 'label');

@@ -7,7 +7,7 @@ import { migrateToLatest } from '../db/migrate.js';
 import { loadCrypto } from './load-crypto.js';
 import { newRootKeyText } from './root-key.js';
 import { type RotationSummary, rotateKeys } from './rotation.js';
-import { sealedColumns } from './sealed-columns.js';
+import { type SealedColumn, sealedColumns } from './sealed-columns.js';
 
 /** `redflag crypto ...`: key rotation and root-key generation. */
 export function registerCryptoCommands(program: Command): void {
@@ -23,7 +23,7 @@ export function registerCryptoCommands(program: Command): void {
     .action(async (options: { batchSize: number; json?: boolean }) => {
       const summary = await rotate(options);
       if (options.json) console.log(JSON.stringify(summary));
-      else console.log(describe(summary));
+      else console.log(describeRotation(summary));
       if (summary.failed > 0) process.exitCode = 1;
     });
 
@@ -35,7 +35,11 @@ export function registerCryptoCommands(program: Command): void {
     });
 }
 
-async function rotate(options: { batchSize: number; json?: boolean }): Promise<RotationSummary> {
+/** Opens the configured database, checks the root key and rotates; `columns` is the registry by default. */
+export async function rotate(
+  options: { batchSize: number; json?: boolean },
+  columns: readonly SealedColumn[] = sealedColumns,
+): Promise<RotationSummary> {
   const config = loadConfig();
   let database: Awaited<ReturnType<typeof openDatabase>>;
   try {
@@ -66,9 +70,11 @@ async function rotate(options: { batchSize: number; json?: boolean }): Promise<R
     return await rotateKeys({
       db: database.db,
       crypto,
-      columns: sealedColumns,
+      columns,
       batchSize: options.batchSize,
-      onStart: ({ total }) => bar?.start(total, 0),
+      onStart: ({ total }) => {
+        if (total > 0) bar?.start(total, 0);
+      },
       onProgress: (done) => bar?.update(done),
     });
   } finally {
@@ -83,7 +89,7 @@ function parseBatchSize(value: string): number {
   return size;
 }
 
-export function describe(summary: RotationSummary): string {
+export function describeRotation(summary: RotationSummary): string {
   const head = summary.resumed
     ? `Resumed the interrupted rotation to key ${summary.keyId}`
     : `Rotated to key ${summary.keyId}${summary.previousKeyId ? ` (previous primary ${summary.previousKeyId})` : ''}`;
