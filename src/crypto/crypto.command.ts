@@ -93,6 +93,7 @@ export function describeRotation(summary: RotationSummary): string {
   const head = summary.resumed
     ? `Resumed the interrupted rotation to key ${summary.keyId}`
     : `Rotated to key ${summary.keyId}${summary.previousKeyId ? ` (previous primary ${summary.previousKeyId})` : ''}`;
+  if (summary.columns.length === 0) return `${head}. No table holds sealed values yet, so there was nothing to re-encrypt.`;
   const tables = new Set(summary.columns.map((c) => c.table)).size;
   const lines = [
     `${head}: ${summary.reencrypted} value(s) re-encrypted in ${summary.columns.length} column(s) of ${tables} table(s), ` +

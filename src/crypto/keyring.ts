@@ -41,8 +41,10 @@ export function keyIdNumber(keyId: string): number {
 /**
  * AES-256-GCM with a 12-byte random nonce per value. A token is `v1.<keyId>.<base64url(nonce ‖
  * ciphertext ‖ tag)>`: compact, URL-safe, and it names its key so keys can rotate. The associated
- * data binds version, key id, company, record and label. node:crypto's one-shot GCM is synchronous
- * and takes about a microsecond for an identifier, so there is nothing to gain from going async.
+ * data binds version, key id, company, record and label. Synchronous: a seal measured about 8 µs,
+ * nearly all of it node:crypto's cipher set-up; WebCrypto's async API would add a thread-pool hop
+ * per value. Random nonces keep a key safe for 2^32 seals, far beyond a registry's volume, and
+ * rotation starts a fresh key.
  */
 export class Keyring {
   readonly #keys: KeySource;
