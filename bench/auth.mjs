@@ -6,6 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../dist/app.js';
 import { loadConfig } from '../dist/config.js';
+import { loadCrypto } from '../dist/crypto/load-crypto.js';
+import { newRootKeyText } from '../dist/crypto/root-key.js';
 import { openDatabase } from '../dist/db/database.js';
 import { migrateToLatest } from '../dist/db/migrate.js';
 import { createKeyEvents } from '../dist/modules/keys/key-events.js';
@@ -19,6 +21,7 @@ const config = {
     REDFLAG_DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
     REDFLAG_DATABASE_SCHEMA: process.env.DATABASE_URL ? 'bench_auth' : undefined,
+    REDFLAG_MASTER_KEY: process.env.REDFLAG_MASTER_KEY ?? (process.env.DATABASE_URL ? newRootKeyText() : undefined),
   }),
   keyLastUsedFlushMs: 300_000,
 };
@@ -29,7 +32,8 @@ const database = await openDatabase({
   poolSize: 5,
 });
 await migrateToLatest(database.db);
-const app = await buildApp({ config, database });
+const crypto = await loadCrypto({ db: database.db, config, engine: database.engine });
+const app = await buildApp({ config, database, crypto });
 const handler = async () => ({ success: true, message: 'OK', data: {} });
 // Two identical handlers: one public, one behind the key check and the per-key limiter.
 app.get('/bench/public', handler);

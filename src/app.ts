@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import pino, { type DestinationStream } from 'pino';
 import type { Config } from './config.js';
+import type { Crypto } from './crypto/load-crypto.js';
 import type { DatabaseHandle } from './db/database.js';
 import { registerAuth } from './http/auth.js';
 import { errorHandler, notFoundHandler } from './http/envelope.js';
@@ -26,6 +27,8 @@ declare module 'fastify' {
     routeList: RouteSummary[];
     /** The administration services, shared with the control socket so a CLI revocation clears this process's key cache. */
     admin: AdminServices;
+    /** The keyring (seal/open) and blind index, loaded and checked against the database before the app is built. */
+    crypto: Crypto;
   }
 }
 
@@ -33,6 +36,8 @@ export interface AppOptions {
   config: Config;
   /** Opened (and migrated) by the caller, who also closes it after the app. */
   database: DatabaseHandle;
+  /** From `loadCrypto`, after migrations: start-up has already refused a wrong or missing root key. */
+  crypto: Crypto;
   /** Where log lines go; standard output by default. Tests pass a stream to read them. */
   logStream?: DestinationStream;
 }
@@ -55,7 +60,7 @@ export function createLogger(config: Pick<Config, 'logLevel'>, stream?: Destinat
 }
 
 /** Builds the whole service as a Fastify instance; it never listens (server.ts does). */
-export async function buildApp({ config, database, logStream }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, database, crypto, logStream }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: createLogger(config, logStream) as FastifyBaseLogger,
     genReqId: requestId,
@@ -73,6 +78,8 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
 
   const routes = await registerOpenApi(app, config.publicUrl);
   app.decorate('routeList', routes);
+  app.decorate('crypto', crypto);
+  watchPrimaryKey(app, database, crypto);
   registerMetrics(app, database.pool);
 
   const { db } = database;
@@ -130,4 +137,20 @@ function redisCheck(redis: RedisLink): ReadinessCheck {
       }
     },
   };
+}
+
+/** How often an instance on a shared server re-reads which key is primary. */
+const KEY_REFRESH_MS = 30_000;
+
+/**
+ * On the server engine `crypto rotate` runs beside live instances: each re-reads the key table
+ * now and then so it starts sealing under the new primary key (old values open all along).
+ */
+function watchPrimaryKey(app: FastifyInstance, database: DatabaseHandle, crypto: Crypto): void {
+  if (database.engine !== 'server') return;
+  const timer = setInterval(() => {
+    crypto.refresh().catch((err: unknown) => app.log.error({ err }, 'could not re-read the encryption keys'));
+  }, KEY_REFRESH_MS);
+  timer.unref();
+  app.addHook('onClose', async () => clearInterval(timer));
 }

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { loadConfig } from './config.js';
+import { registerCryptoCommands } from './crypto/crypto.command.js';
 import { AppError } from './http/errors.js';
 import { registerAdminCommands, UsageError } from './modules/admin/admin.cli.js';
 import { runAdminCommandAnywhere } from './modules/admin/admin.client.js';
@@ -72,6 +73,7 @@ registerAdminCommands(program, (name, args) =>
   // Options not given are left out rather than sent as undefined.
   runAdminCommandAnywhere(loadConfig(), name, JSON.parse(JSON.stringify(args))),
 );
+registerCryptoCommands(program);
 
 try {
   if (process.argv.length <= 2)

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { type Config, loadConfig } from './config.js';
+import { loadCrypto } from './crypto/load-crypto.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
 import { type DatabaseHandle, type DatabaseOptions, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -37,7 +38,8 @@ export async function serve(config: Config = loadConfig()): Promise<void> {
   let control: { close(): Promise<void> } | undefined;
   try {
     await migrateToLatest(database.db);
-    app = await buildApp({ config, database });
+    const crypto = await loadCrypto({ db: database.db, config, engine: database.engine });
+    app = await buildApp({ config, database, crypto });
     await app.listen({ port: config.port, host: config.host });
     const server = app;
     // Only one process can open the embedded data, so `redflag company|key|operator` come through here.

@@ -14,16 +14,18 @@ const serverJs = path.join(root, 'dist/server.js');
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'redflag-cli-'));
 const schema = serverUrl ? `test_cli_${randomBytes(5).toString('hex')}` : undefined;
+/** On a server every process sharing the schema needs the same root key; embedded uses its key file. */
+const masterKey = serverUrl ? randomBytes(32).toString('base64') : undefined;
 if (!serverUrl) fs.cpSync(inject('embeddedTemplateDir'), dataDir, { recursive: true });
 
 /** The environment both processes share: the same data directory (or server schema), nothing else inherited that matters. */
 function environment(): NodeJS.ProcessEnv {
-  const { DATABASE_URL: _d, REDIS_URL: _r, REDFLAG_DATABASE_SCHEMA: _s, ...rest } = process.env;
+  const { DATABASE_URL: _d, REDIS_URL: _r, REDFLAG_DATABASE_SCHEMA: _s, REDFLAG_MASTER_KEY: _k, ...rest } = process.env;
   return {
     ...rest,
     REDFLAG_DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
-    ...(serverUrl ? { DATABASE_URL: serverUrl, REDFLAG_DATABASE_SCHEMA: schema } : {}),
+    ...(serverUrl ? { DATABASE_URL: serverUrl, REDFLAG_DATABASE_SCHEMA: schema, REDFLAG_MASTER_KEY: masterKey } : {}),
   };
 }
 

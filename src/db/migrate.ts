@@ -6,18 +6,13 @@ import type { Database } from './schema.js';
 export class MigrationError extends Error {}
 
 /**
- * The migrator looks for its own tables in every schema it can see unless told which one; with
- * several schemas in one database (the test suite gives each file its own) it would find another
- * schema's tables, skip creating its own, and fail. So it is pinned to the schema we work in.
+ * Kysely looks for its bookkeeping tables in every schema unless told which one: on a server where
+ * another schema (another test file, another app) already has them, it would skip creating its own.
  */
 async function migratorFor(db: Kysely<Database>): Promise<Migrator> {
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
-  const schema = rows[0]?.schema;
-  return new Migrator({
-    db,
-    provider: { getMigrations: async () => migrations },
-    ...(schema ? { migrationTableSchema: schema } : {}),
-  });
+  const migrationTableSchema = rows[0]?.schema ?? 'public';
+  return new Migrator({ db, migrationTableSchema, provider: { getMigrations: async () => migrations } });
 }
 
 function check(result: MigrationResultSet): string[] {

@@ -46,9 +46,22 @@ export interface ApiKeysTable {
   replaced_by: string | null;
 }
 
+/** Data-encryption key ids (src/crypto): which is primary, and a check value, never key material. */
+export interface EncryptionKeysTable {
+  id: string;
+  is_primary: Generated<boolean>;
+  key_check: Buffer;
+  created_at: Generated<Date>;
+  /** When the key stopped being primary. */
+  retired_at: Date | null;
+  /** When every sealed value had been re-encrypted under this key (null: a rotation to it is unfinished). */
+  reencrypted_at: Date | null;
+}
+
 export interface Database {
   banks: BanksTable;
   companies: CompaniesTable;
   operators: OperatorsTable;
   api_keys: ApiKeysTable;
+  encryption_keys: EncryptionKeysTable;
 }

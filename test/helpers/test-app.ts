@@ -2,6 +2,8 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
+import { loadCrypto } from '../../src/crypto/load-crypto.js';
+import { newRootKeyText } from '../../src/crypto/root-key.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 export interface TestApp {
@@ -25,7 +27,10 @@ export async function buildTestApp(
   options: { config?: Partial<Config>; beforeReady?: (app: FastifyInstance) => void } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
-  const config = testConfig(database.dataDir, options.config);
+  // On a server several test files share one PostgreSQL but each has its own schema and key.
+  const masterKey = database.engine === 'server' ? newRootKeyText() : undefined;
+  const config = testConfig(database.dataDir, { masterKey, ...options.config });
+  const crypto = await loadCrypto({ db: database.db, config, engine: database.engine });
   const logLines: string[] = [];
   const logStream = new Writable({
     write(chunk, _encoding, done) {
@@ -33,7 +38,7 @@ export async function buildTestApp(
       done();
     },
   });
-  const app = await buildApp({ config, database, logStream });
+  const app = await buildApp({ config, database, crypto, logStream });
   options.beforeReady?.(app);
   await app.ready();
   return {
@@ -50,9 +55,11 @@ export async function buildTestApp(
 
 /** Another instance of the service on the same database (as a second server process would be). */
 export async function buildSiblingApp(t: TestApp, overrides: Partial<Config> = {}): Promise<FastifyInstance> {
+  const config = { ...t.config, ...overrides };
   const app = await buildApp({
-    config: { ...t.config, ...overrides },
+    config,
     database: t.database,
+    crypto: await loadCrypto({ db: t.database.db, config, engine: t.database.engine }),
     logStream: new Writable({ write: (_chunk, _encoding, done) => done() }),
   });
   await app.ready();

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { inject } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
@@ -20,7 +19,7 @@ export interface TestDatabase extends DatabaseHandle {
 /** A fresh, migrated database for one test file: a copy of the template, or a new server schema. */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'redflag-test-'));
-  const schema = serverUrl ? `test_${randomBytes(6).toString('hex')}` : undefined;
+  const schema = serverUrl ? serverSchemaName() : undefined;
   if (!serverUrl) fs.cpSync(inject('embeddedTemplateDir'), dataDir, { recursive: true });
   const handle = await openDatabase({ databaseUrl: serverUrl, databaseSchema: schema, dataDir, poolSize: 5 });
   await migrateToLatest(handle.db);
@@ -30,18 +29,12 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     schema,
     async close() {
       await handle.close();
-      if (serverUrl && schema) await dropSchema(serverUrl, schema);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
 
-async function dropSchema(url: string, schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(`drop schema if exists "${schema}" cascade`);
-  } finally {
-    await client.end();
-  }
+/** A schema of its own for one test file on the server; the global teardown drops them all. */
+export function serverSchemaName(): string {
+  return `${inject('serverSchemaPrefix')}${randomBytes(6).toString('hex')}`;
 }

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as banks from './2026_11_22_0001_banks.js';
 import * as companiesAndKeys from './2026_11_22_0002_companies_and_keys.js';
+import * as encryptionKeys from './2026_11_22_0003_encryption_keys.js';
 
 /**
  * Every migration, by name; names sort in the order they run. A landed migration is never
@@ -9,4 +10,5 @@ import * as companiesAndKeys from './2026_11_22_0002_companies_and_keys.js';
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_banks': banks,
   '2026_11_22_0002_companies_and_keys': companiesAndKeys,
+  '2026_11_22_0003_encryption_keys': encryptionKeys,
 };

@@ -1,0 +1,23 @@
+import type { SealContext } from './keyring.js';
+
+/**
+ * A table column that holds sealed tokens. Rotation reads `idColumn` (unique and ordered: the
+ * batches page on it), `tokenColumn` and `contextColumns`, rebuilds each value's context with
+ * `context(row)` and re-seals it; a null token is skipped. The context must come from the row itself.
+ */
+export interface SealedColumn {
+  table: string;
+  idColumn: string;
+  tokenColumn: string;
+  contextColumns: readonly string[];
+  context(row: Record<string, unknown>): SealContext;
+}
+
+/**
+ * Every sealed column in the schema; `npx redflag crypto rotate` re-encrypts exactly these. A module
+ * that stores sealed values adds one entry here, for example:
+ *   { table: 'report_identifiers', idColumn: 'id', tokenColumn: 'value_sealed',
+ *     contextColumns: ['company_id', 'report_id', 'label'],
+ *     context: (r) => ({ companyId: String(r.company_id), recordId: String(r.report_id), label: String(r.label) }) },
+ */
+export const sealedColumns: readonly SealedColumn[] = [];
