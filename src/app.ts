@@ -19,6 +19,7 @@ import { healthRoutes, type ReadinessCheck } from './modules/health/health.route
 import { createKeyEvents } from './modules/keys/key-events.js';
 import { createKeyAuthenticator } from './modules/keys/keys.authenticator.js';
 import { keyRoutes } from './modules/keys/keys.routes.js';
+import { registerReports } from './modules/reports/reports.plugin.js';
 import { openRedisLink, type RedisLink } from './redis/redis-link.js';
 
 declare module 'fastify' {
@@ -120,6 +121,7 @@ export async function buildApp({ config, database, crypto, logStream }: AppOptio
   await app.register(bankRoutes, { db });
   await app.register(companyAdminRoutes, { companies: admin.companies });
   await app.register(keyRoutes, { keys: admin.keys });
+  await registerReports(app, { db, crypto });
 
   return app;
 }

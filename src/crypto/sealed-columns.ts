@@ -20,4 +20,12 @@ export interface SealedColumn {
  *     contextColumns: ['company_id', 'report_id', 'label'],
  *     context: (r) => ({ companyId: String(r.company_id), recordId: String(r.report_id), label: String(r.label) }) },
  */
-export const sealedColumns: readonly SealedColumn[] = [];
+export const sealedColumns: readonly SealedColumn[] = [
+  {
+    table: 'report_identifiers',
+    idColumn: 'id',
+    tokenColumn: 'value_token',
+    contextColumns: ['company_id', 'report_id', 'label'],
+    context: (r) => ({ companyId: String(r.company_id), recordId: String(r.report_id), label: String(r.label) }),
+  },
+];

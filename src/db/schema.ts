@@ -58,10 +58,69 @@ export interface EncryptionKeysTable {
   reencrypted_at: Date | null;
 }
 
+export interface ReportsTable {
+  id: string;
+  company_id: string;
+  user_id: string | null;
+  fraud_type: string;
+  fraud_reason: string;
+  show_uploader_info: Generated<boolean>;
+  attachments: Generated<string[]>;
+  status: 'draft' | 'published';
+  listing_status: Generated<'listed' | 'exited'>;
+  exited_list_at: Date | null;
+  exit_list_reason: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface ReportIdentifiersTable {
+  id: string;
+  report_id: string;
+  company_id: string;
+  position: number;
+  label: string;
+  /** The sealed normalised value (src/crypto/keyring.ts), never the clear value. */
+  value_token: string;
+  /** HMAC of the normalised value under the label's key. */
+  blind_index: Buffer;
+  /** Accounts only: HMAC of the bare NUBAN, so a search without a bank finds every bank. */
+  nuban_index: Buffer | null;
+  index_version: number;
+}
+
+export interface IdempotencyKeysTable {
+  company_id: string;
+  key: string;
+  request_hash: Buffer;
+  state: 'in_flight' | 'done';
+  response_status: number | null;
+  response_body: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface AuditEventsTable {
+  id: Generated<string>;
+  company_id: string | null;
+  operator_id: string | null;
+  key_id: string;
+  action: string;
+  label: string | null;
+  blind_index: Buffer | null;
+  report_id: string | null;
+  result_count: number | null;
+  request_id: string;
+  created_at: Generated<Date>;
+}
+
 export interface Database {
   banks: BanksTable;
   companies: CompaniesTable;
   operators: OperatorsTable;
   api_keys: ApiKeysTable;
   encryption_keys: EncryptionKeysTable;
+  reports: ReportsTable;
+  report_identifiers: ReportIdentifiersTable;
+  idempotency_keys: IdempotencyKeysTable;
+  audit_events: AuditEventsTable;
 }

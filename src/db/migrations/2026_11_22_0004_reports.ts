@@ -11,19 +11,27 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('show_uploader_info', 'boolean', (col) => col.notNull().defaultTo(false))
     .addColumn('attachments', sql`text[]`, (col) => col.notNull().defaultTo(sql`'{}'::text[]`))
     .addColumn('status', 'text', (col) => col.notNull().check(sql`status in ('draft', 'published')`))
-    .addColumn('listing_status', 'text', (col) => col.notNull().defaultTo('listed').check(sql`listing_status in ('listed', 'exited')`))
+    .addColumn('listing_status', 'text', (col) =>
+      col.notNull().defaultTo('listed').check(sql`listing_status in ('listed', 'exited')`),
+    )
     .addColumn('exited_list_at', 'timestamptz')
     .addColumn('exit_list_reason', 'text')
     .addColumn('created_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
     .addColumn('updated_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
     .execute();
   // A company's submissions, newest first (the list endpoint and its filters).
-  await db.schema.createIndex('reports_company_created_idx').on('reports').columns(['company_id', 'created_at desc', 'id']).execute();
+  await db.schema
+    .createIndex('reports_company_created_idx')
+    .on('reports')
+    .columns(['company_id', 'created_at desc', 'id'])
+    .execute();
 
   await db.schema
     .createTable('report_identifiers')
     .addColumn('id', 'uuid', (col) => col.primaryKey())
     .addColumn('report_id', 'uuid', (col) => col.notNull().references('reports.id').onDelete('cascade'))
+    // The sealed value is bound to its company: rotation rebuilds the binding from this row alone.
+    .addColumn('company_id', 'uuid', (col) => col.notNull())
     .addColumn('position', 'smallint', (col) => col.notNull())
     .addColumn('label', 'text', (col) => col.notNull())
     .addColumn('value_token', 'text', (col) => col.notNull())
@@ -32,14 +40,22 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('index_version', 'smallint', (col) => col.notNull())
     .execute();
   // Search: the exact (label, blind index) lookup, and the bare-NUBAN lookup across banks.
-  await db.schema.createIndex('report_identifiers_lookup_idx').on('report_identifiers').columns(['label', 'blind_index']).execute();
+  await db.schema
+    .createIndex('report_identifiers_lookup_idx')
+    .on('report_identifiers')
+    .columns(['label', 'blind_index'])
+    .execute();
   await db.schema
     .createIndex('report_identifiers_nuban_idx')
     .on('report_identifiers')
     .column('nuban_index')
     .where(sql.ref('nuban_index'), 'is not', null)
     .execute();
-  await db.schema.createIndex('report_identifiers_report_idx').on('report_identifiers').columns(['report_id', 'position']).execute();
+  await db.schema
+    .createIndex('report_identifiers_report_idx')
+    .on('report_identifiers')
+    .columns(['report_id', 'position'])
+    .execute();
 
   await db.schema
     .createTable('idempotency_keys')

@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import * as banks from './2026_11_22_0001_banks.js';
 import * as companiesAndKeys from './2026_11_22_0002_companies_and_keys.js';
 import * as encryptionKeys from './2026_11_22_0003_encryption_keys.js';
+import * as reports from './2026_11_22_0004_reports.js';
 
 /**
  * Every migration, by name; names sort in the order they run. A landed migration is never
@@ -11,4 +12,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_banks': banks,
   '2026_11_22_0002_companies_and_keys': companiesAndKeys,
   '2026_11_22_0003_encryption_keys': encryptionKeys,
+  '2026_11_22_0004_reports': reports,
 };

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../../db/schema.js';
+import { companyOf } from '../../http/auth.js';
 import { Envelope, ok } from '../../http/envelope.js';
-import { AppError } from '../../http/errors.js';
 import { DateTime } from '../../http/schema-helpers.js';
 import type { RoutesPlugin } from '../../http/types.js';
 import { dateRange } from '../reports/date-range.js';
@@ -48,10 +48,15 @@ export const auditRoutes: RoutesPlugin<{ db: Kysely<Database> }> = async (app, {
       },
     },
     async (request) => {
-      const principal = request.principal;
-      if (principal?.role !== 'company') throw new AppError('FORBIDDEN', 'A company key is required');
+      const principal = companyOf(request);
       const { page, limit, action, from, to } = request.query;
-      const result = await listCompanyAudit(db, principal.companyId, { action, ...dateRange(from, to) }, (page - 1) * limit, limit);
+      const result = await listCompanyAudit(
+        db,
+        principal.companyId,
+        { action, ...dateRange(from, to) },
+        (page - 1) * limit,
+        limit,
+      );
       const data = result.rows.map((r) => ({
         id: r.id,
         action: r.action,
@@ -61,7 +66,7 @@ export const auditRoutes: RoutesPlugin<{ db: Kysely<Database> }> = async (app, {
         reportId: r.report_id,
         resultCount: r.result_count,
         requestId: r.request_id,
-        createdAt: r.created_at,
+        createdAt: r.created_at.toISOString(),
       }));
       return ok({ data, meta: { total: result.total, page, limit } }, 'Audit events fetched successfully');
     },

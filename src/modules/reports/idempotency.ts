@@ -45,7 +45,13 @@ export async function startIdempotent(db: Kysely<Database>, scope: IdempotencySc
 
   const existing = await db
     .selectFrom('idempotency_keys')
-    .select(['request_hash', 'state', 'response_status', 'response_body', sql<number>`extract(epoch from now() - created_at) * 1000`.as('age_ms')])
+    .select([
+      'request_hash',
+      'state',
+      'response_status',
+      'response_body',
+      sql<number>`extract(epoch from now() - created_at) * 1000`.as('age_ms'),
+    ])
     .where('company_id', '=', scope.companyId)
     .where('key', '=', scope.key)
     .executeTakeFirst();
@@ -59,7 +65,13 @@ export async function startIdempotent(db: Kysely<Database>, scope: IdempotencySc
     // Take the key over, but only if nobody else did first.
     const taken = await db
       .updateTable('idempotency_keys')
-      .set({ request_hash: scope.requestHash, state: 'in_flight', response_status: null, response_body: null, created_at: sql`now()` })
+      .set({
+        request_hash: scope.requestHash,
+        state: 'in_flight',
+        response_status: null,
+        response_body: null,
+        created_at: sql`now()`,
+      })
       .where('company_id', '=', scope.companyId)
       .where('key', '=', scope.key)
       .where('state', '=', existing.state)

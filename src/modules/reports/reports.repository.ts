@@ -10,6 +10,7 @@ export type IdentifierRow = Pick<Selectable<ReportIdentifiersTable>, 'id' | 'rep
 export interface NewIdentifier {
   id: string;
   report_id: string;
+  company_id: string;
   position: number;
   label: string;
   value_token: string;
@@ -118,16 +119,19 @@ export function listSubmissions(db: Db, filters: SubmissionFilters, offset: numb
     .execute();
 }
 
-export async function updateReport(
-  trx: Transaction<Database>,
-  id: string,
-  changes: Partial<
-    Pick<
-      ReportsTable,
-      'fraud_type' | 'fraud_reason' | 'show_uploader_info' | 'attachments' | 'user_id' | 'status' | 'listing_status'
-    > & { exited_list_at: Date | null; exit_list_reason: string | null }
-  >,
-): Promise<void> {
+export interface ReportChanges {
+  fraud_type?: string;
+  fraud_reason?: string;
+  show_uploader_info?: boolean;
+  attachments?: string[];
+  user_id?: string | null;
+  status?: ReportStatus;
+  listing_status?: ListingStatus;
+  exited_list_at?: Date | null;
+  exit_list_reason?: string | null;
+}
+
+export async function updateReport(trx: Transaction<Database>, id: string, changes: ReportChanges): Promise<void> {
   await trx
     .updateTable('reports')
     .set({ ...changes, updated_at: sql`now()` })

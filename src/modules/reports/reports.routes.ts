@@ -1,4 +1,6 @@
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { companyOf, principalOf } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
 import { errorResponses } from '../../http/openapi.js';
@@ -15,23 +17,23 @@ import {
 } from './reports.schemas.js';
 import type { Actor, ReportsService } from './reports.service.js';
 import type { SubmissionsService } from './submissions.service.js';
-import type { FastifyRequest } from 'fastify';
 
 const SUBMISSIONS = '/api/v1/external/reports/submissions';
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
+/** The caller of a company route, as the services record it. */
 function companyActor(request: FastifyRequest) {
-  const principal = request.principal;
-  if (principal?.role !== 'company') throw new AppError('FORBIDDEN', 'A company key is required');
-  return { keyId: principal.keyId, requestId: String(request.id), companyId: principal.companyId, businessName: principal.businessName };
+  const { keyId, companyId, businessName } = companyOf(request);
+  return { keyId, companyId, businessName, requestId: String(request.id) };
 }
 
+/** A company acts on its own reports; an operator on any. */
 function anyActor(request: FastifyRequest): Actor {
-  const principal = request.principal;
-  if (!principal) throw new AppError('API_KEY_MISSING', 'API key required');
+  const principal = principalOf(request);
+  const requestId = String(request.id);
   return principal.role === 'company'
-    ? { keyId: principal.keyId, requestId: String(request.id), companyId: principal.companyId }
-    : { keyId: principal.keyId, requestId: String(request.id), operatorId: principal.operatorId };
+    ? { keyId: principal.keyId, requestId, companyId: principal.companyId }
+    : { keyId: principal.keyId, requestId, operatorId: principal.operatorId };
 }
 
 export const reportsRoutes: RoutesPlugin<{ reports: ReportsService; submissions: SubmissionsService }> = async (
@@ -47,7 +49,9 @@ export const reportsRoutes: RoutesPlugin<{ reports: ReportsService; submissions:
         summary: 'Create a report',
         description:
           'Identifiers are normalised, encrypted and indexed. Send an `Idempotency-Key` header to make a retry safe: the same key and body within 24 hours replays the first response (`Idempotent-Replayed: true`).',
-        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ description: '1–255 printable ASCII characters' })) }),
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(Type.String({ description: '1–255 printable ASCII characters' })),
+        }),
         body: CreateReportBody,
         response: { 201: CreatedReportResponse, ...errorResponses(409, 422) },
       },
@@ -74,7 +78,8 @@ export const reportsRoutes: RoutesPlugin<{ reports: ReportsService; submissions:
         response: { 200: SubmissionsResponse },
       },
     },
-    async (request) => ok(await submissions.list(companyActor(request).companyId, request.query), 'Submissions fetched successfully'),
+    async (request) =>
+      ok(await submissions.list(companyActor(request).companyId, request.query), 'Submissions fetched successfully'),
   );
 
   const byId = { params: ReportIdParams };
@@ -83,18 +88,33 @@ export const reportsRoutes: RoutesPlugin<{ reports: ReportsService; submissions:
     `${SUBMISSIONS}/:id`,
     {
       config: { auth: 'company' },
-      schema: { ...byId, tags: ['submissions'], summary: 'Read one submission (identifier values encrypted)', response: { 200: ReportResponse, ...errorResponses(404) } },
+      schema: {
+        ...byId,
+        tags: ['submissions'],
+        summary: 'Read one submission (identifier values encrypted)',
+        response: { 200: ReportResponse, ...errorResponses(404) },
+      },
     },
-    async (request) => ok({ report: await submissions.get(companyActor(request).companyId, request.params.id) }, 'Submission fetched successfully'),
+    async (request) =>
+      ok(
+        { report: await submissions.get(companyActor(request).companyId, request.params.id) },
+        'Submission fetched successfully',
+      ),
   );
 
   app.get(
     `${SUBMISSIONS}/:id/decode`,
     {
       config: { auth: 'company' },
-      schema: { ...byId, tags: ['submissions'], summary: 'Read one submission with clear identifier values', response: { 200: ReportResponse, ...errorResponses(404) } },
+      schema: {
+        ...byId,
+        tags: ['submissions'],
+        summary: 'Read one submission with clear identifier values',
+        response: { 200: ReportResponse, ...errorResponses(404) },
+      },
     },
-    async (request) => ok({ report: await submissions.decode(companyActor(request), request.params.id) }, 'Submission decoded successfully'),
+    async (request) =>
+      ok({ report: await submissions.decode(companyActor(request), request.params.id) }, 'Submission decoded successfully'),
   );
 
   app.patch(

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import type { ReportsTable } from '../../db/schema.js';
-import type { Database } from '../../db/schema.js';
+import type { Database, ReportsTable } from '../../db/schema.js';
 import { AppError, type FieldError } from '../../http/errors.js';
 import type { IdentifierInput, SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import { recordAudit } from '../audit/audit.repository.js';
-import { REPORT_LIMITS, type FraudType, type ListingStatus, type ReportStatus } from './report-values.js';
 import { abandonIdempotent, completeIdempotent, hashRequest, type IdempotencyScope, startIdempotent } from './idempotency.js';
+import { type FraudType, REPORT_LIMITS, type ReportStatus } from './report-values.js';
 import * as repo from './reports.repository.js';
 
 export interface Actor {
@@ -65,7 +64,7 @@ export function createReportsService(deps: {
     actor: Actor & { companyId: string; businessName: string },
     input: CreateReportInput,
     idempotency?: IdempotencyScope,
-  ) {
+  ): Promise<CreatedReportView> {
     const errors: FieldError[] = [];
     const fraudReason = checkFraudReason(input.fraudReason, errors) as string;
     const reportId = randomUUID();
@@ -89,16 +88,16 @@ export function createReportsService(deps: {
         sealed.map((s, position) => ({ ...s.row, report_id: reportId, position })),
       );
       await recordAudit(trx, { ...actor, action: 'create', reportId });
-      const created = {
+      const created: CreatedReportView = {
         id: row.id,
-        status: row.status as ReportStatus,
-        exitedListAt: row.exited_list_at,
+        status: row.status,
+        exitedListAt: row.exited_list_at?.toISOString() ?? null,
         exitListReason: row.exit_list_reason,
         fraudType: row.fraud_type,
         fraudReason: row.fraud_reason,
         companyId: row.company_id,
-        updatedAt: row.updated_at,
-        createdAt: row.created_at,
+        updatedAt: row.updated_at.toISOString(),
+        createdAt: row.created_at.toISOString(),
         identifiers: sealed.map((s) => ({ label: s.label, value: s.value })),
         reportedBy: actor.businessName,
       };
@@ -112,7 +111,11 @@ export function createReportsService(deps: {
      * Creates a report. With an idempotency key the first successful response is stored with the
      * report (one transaction) and replayed for the same key and body.
      */
-    async create(actor: Actor & { companyId: string; businessName: string }, input: CreateReportInput, idempotencyKey?: string) {
+    async create(
+      actor: Actor & { companyId: string; businessName: string },
+      input: CreateReportInput,
+      idempotencyKey?: string,
+    ): Promise<{ replayed: boolean; report: CreatedReportView }> {
       if (idempotencyKey === undefined) return { replayed: false, report: await createReport(actor, input) };
       const scope = { companyId: actor.companyId, key: idempotencyKey, requestHash: hashRequest(input) };
       const start = await startIdempotent(db, scope);
@@ -130,12 +133,15 @@ export function createReportsService(deps: {
     async updateDraft(actor: Actor & { companyId: string }, id: string, input: UpdateDraftInput) {
       const errors: FieldError[] = [];
       const fraudReason = checkFraudReason(input.fraudReason, errors);
-      const sealed = input.identifiers ? identifiers.seal(input.identifiers, { companyId: actor.companyId, recordId: id }, errors) : undefined;
+      const sealed = input.identifiers
+        ? identifiers.seal(input.identifiers, { companyId: actor.companyId, recordId: id }, errors)
+        : undefined;
       if (errors.length > 0) throw AppError.validation(errors);
       const attachments = input.attachments ? await deps.attachments.resolve(input.attachments, actor.companyId) : undefined;
       return db.transaction().execute(async (trx) => {
         const report = await requireOwn(id, actor.companyId, true, trx);
-        if (report.status !== 'draft') throw new AppError('INVALID_STATE', 'Only a draft can be edited; this report is published');
+        if (report.status !== 'draft')
+          throw new AppError('INVALID_STATE', 'Only a draft can be edited; this report is published');
         await repo.updateReport(trx, report.id, {
           ...(input.fraudType !== undefined ? { fraud_type: input.fraudType } : {}),
           ...(fraudReason !== undefined ? { fraud_reason: fraudReason } : {}),
@@ -145,7 +151,10 @@ export function createReportsService(deps: {
         });
         if (sealed) {
           await repo.deleteIdentifiers(trx, report.id);
-          await repo.insertIdentifiers(trx, sealed.map((s, position) => ({ ...s.row, report_id: report.id, position })));
+          await repo.insertIdentifiers(
+            trx,
+            sealed.map((s, position) => ({ ...s.row, report_id: report.id, position })),
+          );
         }
         return report.id;
       });
@@ -166,21 +175,34 @@ export function createReportsService(deps: {
 
 export type Transition = { kind: 'publish' } | { kind: 'exit'; reason: string } | { kind: 'relist' };
 
-function applyTransition(report: Selectable<ReportsTable>, change: Transition) {
+function applyTransition(report: Selectable<ReportsTable>, change: Transition): repo.ReportChanges {
   switch (change.kind) {
     case 'publish':
       if (report.status !== 'draft') throw new AppError('INVALID_STATE', 'The report is already published');
-      return { status: 'published' as ReportStatus };
+      return { status: 'published' };
     case 'exit':
       if (report.status === 'draft') throw new AppError('INVALID_STATE', 'A draft is not on the list; publish it first');
       if (report.listing_status === 'exited') throw new AppError('INVALID_STATE', 'The report has already left the list');
-      return { listing_status: 'exited' as ListingStatus, exited_list_at: new Date(), exit_list_reason: change.reason.trim() };
+      return { listing_status: 'exited', exited_list_at: new Date(), exit_list_reason: change.reason.trim() };
     case 'relist':
       if (report.status === 'draft') throw new AppError('INVALID_STATE', 'A draft is not on the list; publish it first');
       if (report.listing_status === 'listed') throw new AppError('INVALID_STATE', 'The report is already on the list');
-      return { listing_status: 'listed' as ListingStatus, exited_list_at: null, exit_list_reason: null };
+      return { listing_status: 'listed', exited_list_at: null, exit_list_reason: null };
   }
 }
 
 export type ReportsService = ReturnType<typeof createReportsService>;
-export type CreatedReportView = Awaited<ReturnType<ReportsService['create']>>['report'];
+/** The interface document's Created report (plus `status`, which tells a draft apart). */
+export interface CreatedReportView {
+  id: string;
+  status: ReportStatus;
+  exitedListAt: string | null;
+  exitListReason: string | null;
+  fraudType: string;
+  fraudReason: string;
+  companyId: string;
+  updatedAt: string;
+  createdAt: string;
+  identifiers: Array<{ label: string; value: string }>;
+  reportedBy: string;
+}

@@ -19,7 +19,11 @@ export interface SubmissionsQuery {
 }
 
 /** A company reading its own submissions: list, one with tokens, one decoded. */
-export function createSubmissionsService(deps: { db: Kysely<Database>; identifiers: SealedIdentifiers; reports: ReportsService }) {
+export function createSubmissionsService(deps: {
+  db: Kysely<Database>;
+  identifiers: SealedIdentifiers;
+  reports: ReportsService;
+}) {
   const { db, identifiers, reports } = deps;
 
   async function withTokens(companyId: string | undefined, id: string) {
@@ -30,12 +34,23 @@ export function createSubmissionsService(deps: { db: Kysely<Database>; identifie
 
   return {
     async list(companyId: string, query: SubmissionsQuery) {
-      const filters = { companyId, fraudType: query.fraudType, status: query.status, listingStatus: query.listingStatus, ...dateRange(query.from, query.to) };
+      const filters = {
+        companyId,
+        fraudType: query.fraudType,
+        status: query.status,
+        listingStatus: query.listingStatus,
+        ...dateRange(query.from, query.to),
+      };
       const [total, rows] = await Promise.all([
         repo.countSubmissions(db, filters),
         repo.listSubmissions(db, filters, (query.page - 1) * query.limit, query.limit),
       ]);
-      const tokens = tokensByReport(await repo.findIdentifiers(db, rows.map((r) => r.id)));
+      const tokens = tokensByReport(
+        await repo.findIdentifiers(
+          db,
+          rows.map((r) => r.id),
+        ),
+      );
       return {
         data: rows.map((row) => reportView(row, tokens.get(row.id) ?? [], { uploaderVisible: true })),
         meta: { total, page: query.page, limit: query.limit },
@@ -50,7 +65,10 @@ export function createSubmissionsService(deps: { db: Kysely<Database>; identifie
 
     async decode(actor: Actor & { companyId: string }, id: string) {
       const { row, tokens } = await withTokens(actor.companyId, id);
-      const clear = tokens.map((t) => ({ ...t, value: identifiers.open(t.value, { companyId: row.company_id, recordId: row.id, label: t.label }) }));
+      const clear = tokens.map((t) => ({
+        ...t,
+        value: identifiers.open(t.value, { companyId: row.company_id, recordId: row.id, label: t.label }),
+      }));
       await recordAudit(db, { ...actor, action: 'decode', reportId: row.id });
       return reportView(row, clear, { uploaderVisible: true });
     },

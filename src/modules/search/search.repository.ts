@@ -1,12 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
-
-export interface SearchKey {
-  label: string;
-  /** Which index the value is looked up in: the exact one, or the bare NUBAN across banks. */
-  column: 'blind_index' | 'nuban_index';
-  index: Buffer;
-}
+import type { SearchKey } from '../../identifiers/sealed-identifiers.js';
 
 export interface SearchAudit {
   companyId: string | null;

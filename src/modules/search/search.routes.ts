@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { AppError } from '../../http/errors.js';
+import { principalOf } from '../../http/auth.js';
 import type { RoutesPlugin } from '../../http/types.js';
 import type { SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import { searchReports } from './search.repository.js';
@@ -9,7 +9,10 @@ import { SearchBody, SearchResponse } from './search.schemas.js';
 const MESSAGE = 'Reports fetched successfully';
 
 /** Search, at the interface's path and under the versioned prefix. */
-export const searchRoutes: RoutesPlugin<{ db: Kysely<Database>; identifiers: SealedIdentifiers }> = async (app, { db, identifiers }) => {
+export const searchRoutes: RoutesPlugin<{ db: Kysely<Database>; identifiers: SealedIdentifiers }> = async (
+  app,
+  { db, identifiers },
+) => {
   for (const url of ['/reports/search', '/api/v1/external/reports/search']) {
     app.post(
       url,
@@ -25,8 +28,7 @@ export const searchRoutes: RoutesPlugin<{ db: Kysely<Database>; identifiers: Sea
         },
       },
       async (request, reply) => {
-        const principal = request.principal;
-        if (!principal) throw new AppError('API_KEY_MISSING', 'API key required');
+        const principal = principalOf(request);
         const key = identifiers.searchKey(request.body.identifier, request.body.value);
         const body = await searchReports(
           db,
@@ -39,8 +41,9 @@ export const searchRoutes: RoutesPlugin<{ db: Kysely<Database>; identifiers: Sea
           },
           MESSAGE,
         );
-        // PostgreSQL built the envelope; a string body skips serialisation.
-        return reply.type('application/json; charset=utf-8').send(body);
+        // PostgreSQL built the envelope as JSON text (shape tested against SearchResponse); Fastify
+        // sends a string as it is, so Node neither parses the rows nor serialises them again.
+        return reply.type('application/json; charset=utf-8').send(body as never);
       },
     );
   }

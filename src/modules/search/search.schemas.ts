@@ -10,7 +10,8 @@ export const SearchBody = Type.Object(
     value: Type.String({
       minLength: 1,
       maxLength: 320,
-      description: 'Written any usual way: it is normalised as on create. For `account`, a bare 10-digit NUBAN matches every bank.',
+      description:
+        'Written any usual way: it is normalised as on create. For `account`, a bare 10-digit NUBAN matches every bank.',
     }),
   },
   { additionalProperties: false },
