@@ -1,0 +1,158 @@
+// The seeded database a benchmark run starts from, built once per parameter set and cached:
+// embedded — a data directory (pgdata + master.key) under .bench-cache/, copied for each run;
+// server — a schema named after the parameters, its root key and API keys in .bench-cache/.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import cliProgress from 'cli-progress';
+import pg from 'pg';
+import { POPULATION_VERSION } from '../dist/bench/population.js';
+import { seedPopulation } from '../dist/bench/seed.js';
+import { loadCrypto } from '../dist/crypto/load-crypto.js';
+import { newRootKeyText } from '../dist/crypto/root-key.js';
+import { openDatabase } from '../dist/db/database.js';
+import { migrateToLatest } from '../dist/db/migrate.js';
+import { migrations } from '../dist/db/migrations/index.js';
+
+/** Reports the bench creates are newer than every seeded one; see seed.ts. */
+const SEEDED_BEFORE = '2026-11-01T00:00:01Z';
+
+function cacheKey(identifiers) {
+  const schemaVersion = createHash('sha256').update(Object.keys(migrations).join(',')).digest('hex').slice(0, 8);
+  return `n${identifiers}_p${POPULATION_VERSION}_m${schemaVersion}`;
+}
+
+async function seed({ databaseUrl, schema, dataDir, masterKey, identifiers }) {
+  const database = await openDatabase({ databaseUrl, databaseSchema: schema, dataDir, poolSize: 4 });
+  try {
+    await migrateToLatest(database.db);
+    const crypto = await loadCrypto({ db: database.db, config: { masterKey, dataDir }, engine: database.engine });
+    const bar = new cliProgress.SingleBar(
+      { format: '  seeding [{bar}] {percentage}% | {value}/{total} reports | {eta_formatted} left', stream: process.stderr },
+      cliProgress.Presets.shades_classic,
+    );
+    const started = performance.now();
+    bar.start(1, 0);
+    const result = await seedPopulation({
+      db: database.db,
+      crypto,
+      identifiers,
+      onProgress: (done, total) => {
+        bar.setTotal(total);
+        bar.update(done);
+      },
+    });
+    bar.stop();
+    const seconds = (performance.now() - started) / 1000;
+    console.error(
+      `  seeded ${result.reports.toLocaleString()} reports / ${result.identifiers.toLocaleString()} identifiers in ${seconds.toFixed(0)} s ` +
+        `(${Math.round(result.identifiers / seconds).toLocaleString()} identifiers/s)`,
+    );
+    return { companies: result.companies, shape: result.shape, seedSeconds: seconds };
+  } finally {
+    await database.close();
+  }
+}
+
+function dirSize(dir) {
+  let total = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) total += dirSize(full);
+    else if (entry.isFile()) total += fs.statSync(full).size;
+  }
+  return total;
+}
+
+async function prepareEmbedded({ identifiers, cacheDir, reseed }) {
+  const dir = path.join(cacheDir, `embedded_${cacheKey(identifiers)}`);
+  const metaFile = path.join(dir, 'meta.json');
+  if (reseed || !fs.existsSync(metaFile)) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(path.join(dir, 'data'), { recursive: true });
+    console.error(`Seeding the embedded database in ${path.relative(process.cwd(), dir)} (cached for later runs)`);
+    const seeded = await seed({ dataDir: path.join(dir, 'data'), identifiers });
+    fs.writeFileSync(metaFile, JSON.stringify(seeded, null, 2));
+  } else {
+    console.error(`Using the cached embedded database ${path.relative(process.cwd(), dir)}`);
+  }
+  const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8'));
+  // Each run works on a copy, so every run starts from the same database.
+  const runDir = path.join(cacheDir, `run-${process.pid}`);
+  fs.rmSync(runDir, { recursive: true, force: true });
+  const copyStarted = performance.now();
+  fs.cpSync(path.join(dir, 'data'), runDir, { recursive: true });
+  console.error(`  copied for this run in ${((performance.now() - copyStarted) / 1000).toFixed(1)} s`);
+  return {
+    engine: 'embedded',
+    meta,
+    env: { REDFLAG_DATA_DIR: runDir },
+    sizeBytes: dirSize(path.join(dir, 'data', 'pgdata')),
+    sizeNote: 'data directory',
+    async cleanup() {
+      fs.rmSync(runDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function prepareServer({ identifiers, cacheDir, reseed, databaseUrl }) {
+  const schema = `bench_${cacheKey(identifiers)}`;
+  const server = createHash('sha256').update(databaseUrl).digest('hex').slice(0, 8);
+  const metaFile = path.join(cacheDir, `server_${server}_${schema}.json`);
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const marker = await client.query('select obj_description(oid, $2) as note from pg_namespace where nspname = $1', [
+      schema,
+      'pg_namespace',
+    ]);
+    const complete = marker.rows[0]?.note === 'redflag bench seed complete';
+    if (reseed || !complete || !fs.existsSync(metaFile)) {
+      await client.query(`drop schema if exists "${schema}" cascade`);
+      console.error(`Seeding schema ${schema} on the server (cached for later runs)`);
+      const masterKey = newRootKeyText();
+      const seeded = await seed({ databaseUrl, schema, dataDir: cacheDir, masterKey, identifiers });
+      fs.mkdirSync(cacheDir, { recursive: true });
+      fs.writeFileSync(metaFile, JSON.stringify({ ...seeded, masterKey }, null, 2), { mode: 0o600 });
+      await client.query(`comment on schema "${schema}" is 'redflag bench seed complete'`);
+    } else {
+      console.error(`Using the cached schema ${schema}`);
+    }
+    const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8'));
+    const { rows } = await client.query(
+      `select coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint as size
+         from pg_class c join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = $1 and c.relkind in ('r', 'm')`,
+      [schema],
+    );
+    const audit = await client.query(`select coalesce(max(id), 0) as id from "${schema}".audit_events`);
+    return {
+      engine: 'server',
+      meta,
+      env: { DATABASE_URL: databaseUrl, REDFLAG_DATABASE_SCHEMA: schema, REDFLAG_MASTER_KEY: meta.masterKey },
+      sizeBytes: Number(rows[0].size),
+      sizeNote: `schema ${schema}`,
+      // The run's reports and audit rows are removed, so the next run starts from the seeded state.
+      async cleanup() {
+        const c = new pg.Client({ connectionString: databaseUrl });
+        await c.connect();
+        try {
+          await c.query(`delete from "${schema}".reports where created_at > $1`, [SEEDED_BEFORE]);
+          await c.query(`delete from "${schema}".audit_events where id > $1`, [audit.rows[0].id]);
+          await c.query(`delete from "${schema}".idempotency_keys`);
+          await c.query(`vacuum analyze "${schema}".reports, "${schema}".report_identifiers, "${schema}".audit_events`);
+        } finally {
+          await c.end();
+        }
+      },
+    };
+  } finally {
+    await client.end();
+  }
+}
+
+/** The seeded database for these parameters (seeding it first if the cache has none), ready for one run. */
+export function prepareDatabase(options) {
+  fs.mkdirSync(options.cacheDir, { recursive: true });
+  return options.databaseUrl ? prepareServer(options) : prepareEmbedded(options);
+}

@@ -1,0 +1,102 @@
+// Starts a server process the way production does (`node dist/server.js` on a free port) and
+// reads its resource figures from /proc.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function childrenOf(pid) {
+  const children = [];
+  try {
+    for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
+      const text = fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+      if (text) children.push(...text.split(/\s+/).map(Number));
+    }
+  } catch {
+    // The process is gone.
+  }
+  return children;
+}
+
+function rssOf(pid) {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Resident memory of a process and all its descendants (cluster workers included), in bytes. */
+export function treeRss(pid) {
+  let total = rssOf(pid);
+  for (const child of childrenOf(pid)) total += treeRss(child);
+  return total;
+}
+
+/**
+ * Spawns `node <script>` and waits until `probe(baseUrl)` succeeds; the time from spawn to that first
+ * served request is the cold start. Output is kept (the last lines) for error messages.
+ */
+export async function startProcess({ script, env, nodeArgs = [], probe, timeoutMs = 180_000 }) {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const started = performance.now();
+  const child = spawn(process.execPath, [...nodeArgs, script], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (chunk) => {
+    output = (output + chunk).slice(-4000);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  let exitInfo;
+  exited.then((info) => {
+    exitInfo = info;
+  });
+
+  for (;;) {
+    if (exitInfo) throw new Error(`${script} exited (${exitInfo.code ?? exitInfo.signal}) before serving:\n${output}`);
+    if (performance.now() - started > timeoutMs) {
+      child.kill('SIGKILL');
+      throw new Error(`${script} did not serve within ${timeoutMs / 1000} s:\n${output}`);
+    }
+    try {
+      if (await probe(baseUrl)) break;
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(5);
+  }
+  const coldStartMs = performance.now() - started;
+
+  return {
+    pid: child.pid,
+    baseUrl,
+    coldStartMs,
+    rss: () => treeRss(child.pid),
+    output: () => output,
+    async stop() {
+      if (exitInfo) return exitInfo;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      const info = await exited;
+      clearTimeout(timer);
+      return info;
+    },
+  };
+}

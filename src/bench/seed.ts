@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
+import type { Crypto } from '../crypto/load-crypto.js';
+import type { Database } from '../db/schema.js';
+import type { FieldError } from '../http/errors.js';
+import { shippedBankDirectory } from '../identifiers/normalize.js';
+import { createSealedIdentifiers } from '../identifiers/sealed-identifiers.js';
+import { createAdminServices } from '../modules/admin/admin.commands.js';
+import { MAX_RATE_LIMIT_PER_MINUTE } from '../modules/companies/companies.service.js';
+import { createKeyEvents } from '../modules/keys/key-events.js';
+import {
+  checkedBanks,
+  fraudReasonOf,
+  fraudTypeOf,
+  type PopulationShape,
+  populationShape,
+  reportIdentifiers,
+  reportState,
+  SEED_COMPANIES,
+} from './population.js';
+
+export interface SeededCompany {
+  companyId: string;
+  businessName: string;
+  apiKey: string;
+}
+
+export interface SeedResult {
+  shape: PopulationShape;
+  companies: SeededCompany[];
+  /** Reports whose identifiers were sealed and inserted. */
+  reports: number;
+  identifiers: number;
+}
+
+export interface SeedOptions {
+  db: Kysely<Database>;
+  crypto: Crypto;
+  identifiers: number;
+  /** Called after each batch with the reports written so far. */
+  onProgress?: (reportsDone: number, reportsTotal: number) => void;
+  /** Reports per INSERT batch (each batch is one transaction). */
+  batchSize?: number;
+}
+
+/** Reports spread over the two years before this instant, oldest first (fixed, so cached databases agree). */
+const NEWEST = Date.parse('2026-11-01T00:00:00Z');
+const SPAN_MS = 2 * 365 * 24 * 3600 * 1000;
+
+/**
+ * Fills a migrated, empty database with the benchmark population: companies (each with one key
+ * whose company limit is raised to the maximum, so the limiter runs but never refuses), then reports
+ * whose identifiers go through the service's own normalise → seal → blind-index code
+ * (`createSealedIdentifiers`), written with multi-row INSERTs. The next batch is sealed while the
+ * previous one is being written (on a PostgreSQL server that overlaps Node and the server).
+ */
+export async function seedPopulation(options: SeedOptions): Promise<SeedResult> {
+  const { db, crypto } = options;
+  const shape = populationShape(options.identifiers);
+  const batchSize = options.batchSize ?? 500;
+  const directory = shippedBankDirectory();
+  const banks = checkedBanks(directory);
+  const sealer = createSealedIdentifiers({ crypto, banks: directory });
+
+  const admin = createAdminServices({ db, events: createKeyEvents() });
+  const companies: SeededCompany[] = [];
+  for (let i = 0; i < SEED_COMPANIES; i++) {
+    const businessName = `Bench ${['Bank', 'MFB', 'Fintech', 'Lender'][i % 4]} ${i + 1}`;
+    const created = await admin.companies.create({ businessName, rateLimitPerMinute: MAX_RATE_LIMIT_PER_MINUTE });
+    companies.push({ companyId: created.company.id, businessName, apiKey: created.apiKey });
+  }
+
+  let identifierCount = 0;
+  const buildBatch = (from: number, to: number) => {
+    const reports: ReportInsert[] = [];
+    const rows: IdentifierInsert[] = [];
+    for (let r = from; r < to; r++) {
+      const id = randomUUID();
+      const company = companies[r % companies.length] as SeededCompany;
+      const errors: FieldError[] = [];
+      const sealed = sealer.seal(reportIdentifiers(shape, r, banks), { companyId: company.companyId, recordId: id }, errors);
+      if (errors.length > 0) throw new Error(`seed report ${r}: ${JSON.stringify(errors)}`);
+      const createdAt = new Date(NEWEST - SPAN_MS + Math.floor((r / shape.reports) * SPAN_MS));
+      const state = reportState(r);
+      reports.push({
+        id,
+        company_id: company.companyId,
+        user_id: r % 3 === 0 ? `officer-${r % 50}` : null,
+        fraud_type: fraudTypeOf(r),
+        fraud_reason: fraudReasonOf(r),
+        show_uploader_info: r % 6 === 0,
+        status: state.status,
+        listing_status: state.listingStatus,
+        exited_list_at: state.listingStatus === 'exited' ? createdAt : null,
+        exit_list_reason: state.listingStatus === 'exited' ? 'Funds recovered and the customer cleared by investigation.' : null,
+        created_at: createdAt,
+        updated_at: createdAt,
+      });
+      sealed.forEach((s, position) => {
+        rows.push({ ...s.row, report_id: id, position });
+      });
+    }
+    identifierCount += rows.length;
+    return { reports, rows };
+  };
+
+  let pending: Promise<void> = Promise.resolve();
+  for (let from = 0; from < shape.reports; from += batchSize) {
+    const to = Math.min(from + batchSize, shape.reports);
+    const batch = buildBatch(from, to);
+    await pending;
+    pending = insertBatch(db, batch.reports, batch.rows).then(() => options.onProgress?.(to, shape.reports));
+  }
+  await pending;
+  // Planner statistics and the visibility map, as a database that has been running for a while has them.
+  await sql`vacuum analyze reports`.execute(db);
+  await sql`vacuum analyze report_identifiers`.execute(db);
+  await sql`checkpoint`.execute(db);
+  return { shape, companies, reports: shape.reports, identifiers: identifierCount };
+}
+
+interface ReportInsert {
+  id: string;
+  company_id: string;
+  user_id: string | null;
+  fraud_type: string;
+  fraud_reason: string;
+  show_uploader_info: boolean;
+  status: 'draft' | 'published';
+  listing_status: 'listed' | 'exited';
+  exited_list_at: Date | null;
+  exit_list_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface IdentifierInsert {
+  id: string;
+  report_id: string;
+  company_id: string;
+  position: number;
+  label: string;
+  value_token: string;
+  blind_index: Buffer;
+  nuban_index: Buffer | null;
+  index_version: number;
+}
+
+/** PostgreSQL takes at most 65,535 parameters in one statement. */
+const MAX_ROWS_PER_INSERT = 6_000;
+
+async function insertBatch(db: Kysely<Database>, reports: ReportInsert[], rows: IdentifierInsert[]): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.insertInto('reports').values(reports).execute();
+    for (let i = 0; i < rows.length; i += MAX_ROWS_PER_INSERT) {
+      await trx
+        .insertInto('report_identifiers')
+        .values(rows.slice(i, i + MAX_ROWS_PER_INSERT))
+        .execute();
+    }
+  });
+}
