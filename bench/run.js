@@ -168,8 +168,10 @@ try {
     }
   } finally {
     const exit = await service.stop();
-    if (exit.code !== 0 && exit.signal !== 'SIGTERM')
-      console.error(`service exited with ${exit.code ?? exit.signal}:\n${service.output()}`);
+    const failed = results.some(({ result }) => result.errors > 0 || result.non2xx > 0);
+    if (failed || (exit.code !== 0 && exit.signal !== 'SIGTERM')) {
+      console.error(`service exited with ${exit.code ?? exit.signal}; its last output:\n${service.output()}`);
+    }
   }
   const ceilingAfter = await measureCeiling();
   const ceiling = (ceilingBefore.requestsPerSecond + ceilingAfter.requestsPerSecond) / 2;

@@ -17,9 +17,21 @@ import { migrations } from '../dist/db/migrations/index.js';
 /** Reports the bench creates are newer than every seeded one; see seed.ts. */
 const SEEDED_BEFORE = '2026-11-01T00:00:01Z';
 
+// Keyed by what the population is; a cached database is brought up to newer migrations in place.
 function cacheKey(identifiers) {
-  const schemaVersion = createHash('sha256').update(Object.keys(migrations).join(',')).digest('hex').slice(0, 8);
-  return `n${identifiers}_p${POPULATION_VERSION}_m${schemaVersion}`;
+  return `n${identifiers}_p${POPULATION_VERSION}`;
+}
+
+const migrationNames = () => Object.keys(migrations);
+const isCurrent = (meta) => JSON.stringify(meta.migrations) === JSON.stringify(migrationNames());
+
+async function migrateCached({ databaseUrl, schema, dataDir }) {
+  const database = await openDatabase({ databaseUrl, databaseSchema: schema, dataDir, poolSize: 1 });
+  try {
+    await migrateToLatest(database.db);
+  } finally {
+    await database.close();
+  }
 }
 
 async function seed({ databaseUrl, schema, dataDir, masterKey, identifiers }) {
@@ -28,7 +40,13 @@ async function seed({ databaseUrl, schema, dataDir, masterKey, identifiers }) {
     await migrateToLatest(database.db);
     const crypto = await loadCrypto({ db: database.db, config: { masterKey, dataDir }, engine: database.engine });
     const bar = new cliProgress.SingleBar(
-      { format: '  seeding [{bar}] {percentage}% | {value}/{total} reports | {eta_formatted} left', stream: process.stderr },
+      {
+        format: '  seeding [{bar}] {percentage}% | {value}/{total} reports | {eta_formatted} left',
+        stream: process.stderr,
+        // Piped output (CI logs, `| tee`) gets a line every few seconds instead of a redrawn bar.
+        noTTYOutput: true,
+        notTTYSchedule: 5_000,
+      },
       cliProgress.Presets.shades_classic,
     );
     const started = performance.now();
@@ -48,7 +66,7 @@ async function seed({ databaseUrl, schema, dataDir, masterKey, identifiers }) {
       `  seeded ${result.reports.toLocaleString()} reports / ${result.identifiers.toLocaleString()} identifiers in ${seconds.toFixed(0)} s ` +
         `(${Math.round(result.identifiers / seconds).toLocaleString()} identifiers/s)`,
     );
-    return { companies: result.companies, shape: result.shape, seedSeconds: seconds };
+    return { companies: result.companies, shape: result.shape, seedSeconds: seconds, migrations: migrationNames() };
   } finally {
     await database.close();
   }
@@ -76,7 +94,12 @@ async function prepareEmbedded({ identifiers, cacheDir, reseed }) {
   } else {
     console.error(`Using the cached embedded database ${path.relative(process.cwd(), dir)}`);
   }
-  const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8'));
+  let meta = JSON.parse(fs.readFileSync(metaFile, 'utf8'));
+  if (!isCurrent(meta)) {
+    await migrateCached({ dataDir: path.join(dir, 'data') });
+    meta = { ...meta, migrations: migrationNames() };
+    fs.writeFileSync(metaFile, JSON.stringify(meta, null, 2));
+  }
   // Each run works on a copy, so every run starts from the same database.
   const runDir = path.join(cacheDir, `run-${process.pid}`);
   fs.rmSync(runDir, { recursive: true, force: true });
@@ -118,7 +141,12 @@ async function prepareServer({ identifiers, cacheDir, reseed, databaseUrl }) {
     } else {
       console.error(`Using the cached schema ${schema}`);
     }
-    const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8'));
+    let meta = JSON.parse(fs.readFileSync(metaFile, 'utf8'));
+    if (!isCurrent(meta)) {
+      await migrateCached({ databaseUrl, schema, dataDir: cacheDir });
+      meta = { ...meta, migrations: migrationNames() };
+      fs.writeFileSync(metaFile, JSON.stringify(meta, null, 2), { mode: 0o600 });
+    }
     const { rows } = await client.query(
       `select coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint as size
          from pg_class c join pg_namespace n on n.oid = c.relnamespace

@@ -39,8 +39,8 @@ program
   .command('serve')
   .description('run the HTTP service (migrates the database first)')
   .action(async () => {
-    const { serve } = await import('./server.js');
-    await serve(loadConfig());
+    const { start } = await import('./server.js');
+    await start(loadConfig());
   });
 
 program

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 
 /** Everything the service can be told from outside. Parsed once; nothing else reads process.env. */
@@ -19,6 +20,8 @@ export interface Config {
   bodyLimit: number;
   /** Connections to the PostgreSQL server per process. */
   databasePoolSize: number;
+  /** Processes serving HTTP (node:cluster); more than one only on the server engine. */
+  workers: number;
   /** How long a clean shutdown waits for requests in flight. */
   shutdownGraceMs: number;
   /** Requests a minute per API key unless its company has its own limit. */
@@ -72,6 +75,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(redisPrefix)) {
     throw new ConfigError('REDFLAG_REDIS_PREFIX must be 1 to 64 letters, digits or : _ . -');
   }
+  // PGlite lives inside its process and holds the data directory alone: the embedded engine is one process.
+  const workers = integer(env, 'REDFLAG_WORKERS', databaseUrl ? Math.min(os.availableParallelism(), 16) : 1, 1, 64);
+  if (workers > 1 && !databaseUrl) {
+    throw new ConfigError('REDFLAG_WORKERS above 1 needs DATABASE_URL: the embedded database is served by one process');
+  }
   return {
     port,
     host,
@@ -84,6 +92,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     bodyLimit: integer(env, 'REDFLAG_BODY_LIMIT', 256 * 1024, 1024, 64 * 1024 * 1024),
     databasePoolSize: integer(env, 'REDFLAG_DB_POOL_SIZE', 10, 1, 200),
+    workers,
     shutdownGraceMs: integer(env, 'REDFLAG_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     rateLimitPerMinute: integer(env, 'REDFLAG_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
     redisPrefix,

@@ -1,14 +1,12 @@
+import cluster from 'node:cluster';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import closeWithGrace from 'close-with-grace';
-import { buildApp } from './app.js';
+import { superviseWorkers } from './cluster.js';
 import { type Config, loadConfig } from './config.js';
-import { loadCrypto } from './crypto/load-crypto.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
 import { type DatabaseHandle, type DatabaseOptions, databaseOptions, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
-import { runAdminCommand } from './modules/admin/admin.commands.js';
-import { startControlSocket } from './modules/admin/control-socket.js';
 
 /** An administration command (`redflag key revoke ...`) may hold the embedded data for a moment. */
 const WAIT_FOR_DATA_DIR_MS = 15_000;
@@ -25,14 +23,41 @@ async function openWhenFree(options: DatabaseOptions): Promise<DatabaseHandle> {
   }
 }
 
+/**
+ * Runs the service: in this process, or with `REDFLAG_WORKERS` > 1 (server engine only) as a
+ * primary that migrates and checks the root key once, then forks the workers that serve.
+ */
+export async function start(config: Config = loadConfig()): Promise<void> {
+  if (config.workers <= 1 || cluster.isWorker) return serve(config, { migrate: cluster.isPrimary });
+  const database = await openDatabase(databaseOptions(config, 1));
+  try {
+    await migrateToLatest(database.db);
+    const { loadCrypto } = await import('./crypto/load-crypto.js');
+    await loadCrypto({ db: database.db, config, engine: database.engine });
+  } finally {
+    await database.close();
+  }
+  superviseWorkers({ workers: config.workers, logLevel: config.logLevel, shutdownGraceMs: config.shutdownGraceMs });
+}
+
 /** Opens the database, migrates it, listens; on SIGTERM/SIGINT stops accepting, drains, closes. */
-export async function serve(config: Config = loadConfig()): Promise<void> {
+export async function serve(config: Config = loadConfig(), options: { migrate?: boolean } = {}): Promise<void> {
   const startedAt = performance.now();
-  const database = await openWhenFree(databaseOptions(config, config.databasePoolSize));
+  // The database opens (PGlite compiles its WebAssembly off the main thread) while the HTTP stack's
+  // modules load: they were the two largest parts of a cold start, one after the other.
+  const opening = openWhenFree(databaseOptions(config, config.databasePoolSize));
+  opening.catch(() => {});
+  const [{ buildApp }, { loadCrypto }, { runAdminCommand }, { startControlSocket }] = await Promise.all([
+    import('./app.js'),
+    import('./crypto/load-crypto.js'),
+    import('./modules/admin/admin.commands.js'),
+    import('./modules/admin/control-socket.js'),
+  ]);
+  const database = await opening;
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   let control: { close(): Promise<void> } | undefined;
   try {
-    await migrateToLatest(database.db);
+    if (options.migrate ?? true) await migrateToLatest(database.db);
     const crypto = await loadCrypto({ db: database.db, config, engine: database.engine });
     app = await buildApp({ config, database, crypto });
     await app.listen({ port: config.port, host: config.host });
@@ -75,5 +100,5 @@ export function exitWithError(error: unknown): never {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
-  serve().catch(exitWithError);
+  start().catch(exitWithError);
 }

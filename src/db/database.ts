@@ -1,12 +1,13 @@
 import type { PGlite } from '@electric-sql/pglite';
-import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { openPglite } from './embedded.js';
+import { pgliteClientConfig } from './pglite-connection.js';
 import { preparingPool } from './prepared-pool.js';
 import type { Database } from './schema.js';
+import { type AsyncCommits, createWalFlusher, serverAsyncCommits } from './wal-flusher.js';
 
 export type Engine = 'embedded' | 'server';
 
@@ -15,6 +16,8 @@ export interface DatabaseHandle {
   engine: Engine;
   /** The node-postgres pool both engines are reached through (for pool figures). */
   pool: pg.Pool;
+  /** Keeps the promise of `synchronous_commit = off` transactions (see wal-flusher.ts). */
+  asyncCommits: AsyncCommits;
   close(): Promise<void>;
 }
 
@@ -69,7 +72,7 @@ async function openServer(url: string, options: DatabaseOptions): Promise<Databa
     throw new DatabaseUnavailableError(`Cannot reach the PostgreSQL server (${describeUrl(url)}): ${(error as Error).message}`);
   }
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
-  return { db, engine: 'server', pool, close: () => db.destroy() };
+  return { db, engine: 'server', pool, asyncCommits: serverAsyncCommits, close: () => db.destroy() };
 }
 
 async function ensureSchema(url: string, schema: string): Promise<void> {
@@ -94,14 +97,19 @@ async function openEmbedded(dataDir: string): Promise<DatabaseHandle> {
     throw error;
   }
   // PGlite is one single-user PostgreSQL backend: one connection, queries queue in the pool.
-  const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1, types });
+  const pool = new pg.Pool({ ...pgliteClientConfig(pglite), max: 1, types });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+  const asyncCommits = createWalFlusher(db, () => {
+    // The next tick retries; a database that cannot commit fails louder elsewhere.
+  });
   return {
     db,
     engine: 'embedded',
     pool,
+    asyncCommits,
     async close() {
       try {
+        await asyncCommits.close();
         await db.destroy();
         await pglite.close();
       } finally {

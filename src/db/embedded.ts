@@ -34,6 +34,17 @@ const DURABLE_START_PARAMS = [
   'synchronous_commit=on',
   '-c',
   'wal_sync_method=fsync',
+  // PGlite's 128 MB of shared buffers are WebAssembly memory, resident from start-up on. Pages not in
+  // them are read through the operating system's page cache, which is not this process's memory:
+  // at 1,000,000 identifiers 32 MB cost no measurable search time and saved about 100 MB of RSS.
+  '-c',
+  'shared_buffers=32MB',
+  // No background checkpointer: the backend checkpoints when this much WAL has accumulated, and
+  // recycles old segments down to min_wal_size, so the data directory does not carry 1 GB of WAL.
+  '-c',
+  'max_wal_size=256MB',
+  '-c',
+  'min_wal_size=32MB',
 ];
 
 interface EmscriptenStream {
@@ -60,10 +71,10 @@ class DurableNodeFS extends NodeFS {
 }
 
 /** Opens (creating on first use) the embedded PostgreSQL whose files live in `<dataDir>/pgdata`. */
-export async function openPglite(dataDir: string): Promise<PGlite> {
+export async function openPglite(dataDir: string, extraStartParams: string[] = []): Promise<PGlite> {
   const pgdata = path.join(dataDir, 'pgdata');
   fs.mkdirSync(pgdata, { recursive: true, mode: 0o700 });
-  const pglite = new PGlite({ fs: new DurableNodeFS(pgdata), startParams: DURABLE_START_PARAMS });
+  const pglite = new PGlite({ fs: new DurableNodeFS(pgdata), startParams: [...DURABLE_START_PARAMS, ...extraStartParams] });
   await pglite.waitReady;
   return pglite;
 }

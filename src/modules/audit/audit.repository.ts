@@ -18,22 +18,24 @@ export interface AuditEntry {
   resultCount?: number | undefined;
 }
 
+/** The row an audit entry is stored as (also written by statements that insert it alongside their change). */
+export function auditRow(entry: AuditEntry) {
+  return {
+    company_id: entry.companyId ?? null,
+    operator_id: entry.operatorId ?? null,
+    key_id: entry.keyId,
+    request_id: entry.requestId,
+    action: entry.action,
+    report_id: entry.reportId ?? null,
+    label: entry.label ?? null,
+    blind_index: entry.blindIndex ?? null,
+    result_count: entry.resultCount ?? null,
+  };
+}
+
 /** Writes audit rows; inside the caller's transaction when there is one, so the row lands with the change. */
 export async function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
-  await db
-    .insertInto('audit_events')
-    .values({
-      company_id: entry.companyId ?? null,
-      operator_id: entry.operatorId ?? null,
-      key_id: entry.keyId,
-      request_id: entry.requestId,
-      action: entry.action,
-      report_id: entry.reportId ?? null,
-      label: entry.label ?? null,
-      blind_index: entry.blindIndex ?? null,
-      result_count: entry.resultCount ?? null,
-    })
-    .execute();
+  await db.insertInto('audit_events').values(auditRow(entry)).execute();
 }
 
 export interface AuditPage {

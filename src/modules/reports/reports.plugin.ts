@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Crypto } from '../../crypto/load-crypto.js';
 import type { Database } from '../../db/schema.js';
+import type { AsyncCommits } from '../../db/wal-flusher.js';
 import { AppError } from '../../http/errors.js';
 import { shippedBankDirectory } from '../../identifiers/normalize.js';
 import { createSealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
@@ -29,14 +30,17 @@ const noUploadsYet = {
 };
 
 /** Reports, search and the audit trail: the services, their routes, and their housekeeping. */
-export async function registerReports(app: FastifyInstance, deps: { db: Kysely<Database>; crypto: Crypto }) {
+export async function registerReports(
+  app: FastifyInstance,
+  deps: { db: Kysely<Database>; crypto: Crypto; asyncCommits: Pick<AsyncCommits, 'note'> },
+) {
   const { db } = deps;
   const identifiers = createSealedIdentifiers({ crypto: deps.crypto, banks: shippedBankDirectory() });
   const reports = createReportsService({ db, identifiers, attachments: noUploadsYet });
   const submissions = createSubmissionsService({ db, identifiers, reports });
 
   await app.register(reportsRoutes, { reports, submissions });
-  await app.register(searchRoutes, { db, identifiers });
+  await app.register(searchRoutes, { db, identifiers, asyncCommits: deps.asyncCommits });
   await app.register(auditRoutes, { db });
 
   const purge = setInterval(() => {

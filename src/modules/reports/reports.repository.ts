@@ -1,5 +1,6 @@
 import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { Database, ReportIdentifiersTable, ReportsTable } from '../../db/schema.js';
+import type { auditRow } from '../audit/audit.repository.js';
 import type { FraudType, ListingStatus, ReportStatus } from './report-values.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -26,20 +27,35 @@ const reportColumns = [
   'companies.business_name',
 ] as const;
 
-export async function insertReport(
-  trx: Transaction<Database>,
-  report: {
-    id: string;
-    company_id: string;
-    user_id: string | null;
-    fraud_type: FraudType;
-    fraud_reason: string;
-    show_uploader_info: boolean;
-    attachments: string[];
-    status: ReportStatus;
-  },
+export interface NewReport {
+  id: string;
+  company_id: string;
+  user_id: string | null;
+  fraud_type: FraudType;
+  fraud_reason: string;
+  show_uploader_info: boolean;
+  attachments: string[];
+  status: ReportStatus;
+}
+
+/**
+ * A new report, its identifiers and its audit row in one statement: one round trip, atomic without
+ * BEGIN/COMMIT (a statement is its own transaction). Creating through a transaction of four
+ * statements cost five round trips, and at 50 concurrent creates the server mostly waited for Node.
+ */
+export async function insertReportWithIdentifiers(
+  db: Db,
+  report: NewReport,
+  identifiers: NewIdentifier[],
+  audit: ReturnType<typeof auditRow>,
 ): Promise<Selectable<ReportsTable>> {
-  return trx.insertInto('reports').values(report).returningAll().executeTakeFirstOrThrow();
+  let query = db
+    .with('new_report', (qb) => qb.insertInto('reports').values(report).returningAll())
+    .with('new_audit', (qb) => qb.insertInto('audit_events').values(audit));
+  if (identifiers.length > 0) {
+    query = query.with('new_identifiers', (qb) => qb.insertInto('report_identifiers').values(identifiers)) as typeof query;
+  }
+  return query.selectFrom('new_report').selectAll().executeTakeFirstOrThrow() as Promise<Selectable<ReportsTable>>;
 }
 
 export async function insertIdentifiers(trx: Transaction<Database>, rows: NewIdentifier[]): Promise<void> {

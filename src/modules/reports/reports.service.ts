@@ -3,7 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Database, ReportsTable } from '../../db/schema.js';
 import { AppError, type FieldError } from '../../http/errors.js';
 import type { IdentifierInput, SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
-import { recordAudit } from '../audit/audit.repository.js';
+import { auditRow, recordAudit } from '../audit/audit.repository.js';
 import { abandonIdempotent, completeIdempotent, hashRequest, type IdempotencyScope, startIdempotent } from './idempotency.js';
 import { type FraudType, REPORT_LIMITS, type ReportStatus } from './report-values.js';
 import * as repo from './reports.repository.js';
@@ -72,23 +72,23 @@ export function createReportsService(deps: {
     if (errors.length > 0) throw AppError.validation(errors);
     const attachments = await deps.attachments.resolve(input.attachments ?? [], actor.companyId);
 
-    return db.transaction().execute(async (trx) => {
-      const row = await repo.insertReport(trx, {
-        id: reportId,
-        company_id: actor.companyId,
-        user_id: input.userId ?? null,
-        fraud_type: input.fraudType,
-        fraud_reason: fraudReason,
-        show_uploader_info: input.showUploaderInfo ?? false,
-        attachments,
-        status: input.status ?? 'published',
-      });
-      await repo.insertIdentifiers(
-        trx,
+    const insert = async (conn: Kysely<Database>): Promise<CreatedReportView> => {
+      const row = await repo.insertReportWithIdentifiers(
+        conn,
+        {
+          id: reportId,
+          company_id: actor.companyId,
+          user_id: input.userId ?? null,
+          fraud_type: input.fraudType,
+          fraud_reason: fraudReason,
+          show_uploader_info: input.showUploaderInfo ?? false,
+          attachments,
+          status: input.status ?? 'published',
+        },
         sealed.map((s, position) => ({ ...s.row, report_id: reportId, position })),
+        auditRow({ ...actor, action: 'create', reportId }),
       );
-      await recordAudit(trx, { ...actor, action: 'create', reportId });
-      const created: CreatedReportView = {
+      return {
         id: row.id,
         status: row.status,
         exitedListAt: row.exited_list_at?.toISOString() ?? null,
@@ -101,7 +101,12 @@ export function createReportsService(deps: {
         identifiers: sealed.map((s) => ({ label: s.label, value: s.value })),
         reportedBy: actor.businessName,
       };
-      if (idempotency) await completeIdempotent(trx, idempotency, 201, created);
+    };
+    if (!idempotency) return insert(db);
+    // The stored response lands with the report or not at all.
+    return db.transaction().execute(async (trx) => {
+      const created = await insert(trx);
+      await completeIdempotent(trx, idempotency, 201, created);
       return created;
     });
   }

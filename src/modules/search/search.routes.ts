@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import type { AsyncCommits } from '../../db/wal-flusher.js';
 import { principalOf } from '../../http/auth.js';
 import type { RoutesPlugin } from '../../http/types.js';
 import type { SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
@@ -9,10 +10,11 @@ import { SearchBody, SearchResponse } from './search.schemas.js';
 const MESSAGE = 'Reports fetched successfully';
 
 /** Search, at the interface's path and under the versioned prefix. */
-export const searchRoutes: RoutesPlugin<{ db: Kysely<Database>; identifiers: SealedIdentifiers }> = async (
-  app,
-  { db, identifiers },
-) => {
+export const searchRoutes: RoutesPlugin<{
+  db: Kysely<Database>;
+  identifiers: SealedIdentifiers;
+  asyncCommits: Pick<AsyncCommits, 'note'>;
+}> = async (app, { db, identifiers, asyncCommits }) => {
   for (const url of ['/reports/search', '/api/v1/external/reports/search']) {
     app.post(
       url,
@@ -41,6 +43,7 @@ export const searchRoutes: RoutesPlugin<{ db: Kysely<Database>; identifiers: Sea
           },
           MESSAGE,
         );
+        asyncCommits.note();
         // PostgreSQL built the envelope as JSON text (shape tested against SearchResponse); Fastify
         // sends a string as it is, so Node neither parses the rows nor serialises them again.
         return reply.type('application/json; charset=utf-8').send(body as never);
