@@ -18,6 +18,7 @@ const reportColumns = [
   'reports.show_uploader_info',
   'reports.attachments',
   'reports.status',
+  'reports.published_at',
   'reports.listing_status',
   'reports.exited_list_at',
   'reports.exit_list_reason',
@@ -39,7 +40,11 @@ export async function insertReport(
     status: ReportStatus;
   },
 ): Promise<Selectable<ReportsTable>> {
-  return trx.insertInto('reports').values(report).returningAll().executeTakeFirstOrThrow();
+  return trx
+    .insertInto('reports')
+    .values({ ...report, published_at: report.status === 'published' ? sql<Date>`now()` : null })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export async function insertIdentifiers(trx: Transaction<Database>, rows: NewIdentifier[]): Promise<void> {
@@ -98,10 +103,17 @@ export async function countSubmissions(db: Db, filters: SubmissionFilters): Prom
   return row.total;
 }
 
-export function listSubmissions(db: Db, filters: SubmissionFilters, offset: number, limit: number): Promise<ReportRow[]> {
+/** A page of submissions, each row carrying the total of all matches (counted in the same snapshot). */
+export function listSubmissions(
+  db: Db,
+  filters: SubmissionFilters,
+  offset: number,
+  limit: number,
+): Promise<Array<ReportRow & { total: number }>> {
   return filtered(db, filters)
     .innerJoin('companies', 'companies.id', 'reports.company_id')
     .select(reportColumns)
+    .select(sql<number>`count(*) over ()`.as('total'))
     .orderBy('reports.created_at', 'desc')
     .orderBy('reports.id', 'desc')
     .offset(offset)
@@ -116,6 +128,7 @@ export interface ReportChanges {
   attachments?: string[];
   user_id?: string | null;
   status?: ReportStatus;
+  published_at?: Date;
   listing_status?: ListingStatus;
   exited_list_at?: Date | null;
   exit_list_reason?: string | null;
