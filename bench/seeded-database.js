@@ -22,8 +22,24 @@ function cacheKey(identifiers) {
   return `n${identifiers}_p${POPULATION_VERSION}`;
 }
 
-const migrationNames = () => Object.keys(migrations);
+// Each migration by a hash of its built file: an added migration is applied to the cached database,
+// an edited one (allowed until a migration ships) means the cache no longer matches and is rebuilt.
+const migrationsDir = new URL('../dist/db/migrations/', import.meta.url);
+const migrationNames = () =>
+  Object.fromEntries(
+    Object.keys(migrations).map((name) => [
+      name,
+      createHash('sha256')
+        .update(fs.readFileSync(new URL(`${name}.js`, migrationsDir)))
+        .digest('hex')
+        .slice(0, 12),
+    ]),
+  );
 const isCurrent = (meta) => JSON.stringify(meta.migrations) === JSON.stringify(migrationNames());
+const isStale = (meta) => {
+  const now = migrationNames();
+  return typeof meta.migrations !== 'object' || Object.entries(meta.migrations).some(([name, hash]) => now[name] !== hash);
+};
 
 async function migrateCached({ databaseUrl, schema, dataDir }) {
   const database = await openDatabase({ databaseUrl, databaseSchema: schema, dataDir, poolSize: 1 });
@@ -85,7 +101,8 @@ function dirSize(dir) {
 async function prepareEmbedded({ identifiers, cacheDir, reseed }) {
   const dir = path.join(cacheDir, `embedded_${cacheKey(identifiers)}`);
   const metaFile = path.join(dir, 'meta.json');
-  if (reseed || !fs.existsSync(metaFile)) {
+  const cached = fs.existsSync(metaFile) ? JSON.parse(fs.readFileSync(metaFile, 'utf8')) : undefined;
+  if (reseed || !cached || isStale(cached)) {
     fs.rmSync(dir, { recursive: true, force: true });
     fs.mkdirSync(path.join(dir, 'data'), { recursive: true });
     console.error(`Seeding the embedded database in ${path.relative(process.cwd(), dir)} (cached for later runs)`);
@@ -130,7 +147,8 @@ async function prepareServer({ identifiers, cacheDir, reseed, databaseUrl }) {
       'pg_namespace',
     ]);
     const complete = marker.rows[0]?.note === 'redflag bench seed complete';
-    if (reseed || !complete || !fs.existsSync(metaFile)) {
+    const cached = fs.existsSync(metaFile) ? JSON.parse(fs.readFileSync(metaFile, 'utf8')) : undefined;
+    if (reseed || !complete || !cached || isStale(cached)) {
       await client.query(`drop schema if exists "${schema}" cascade`);
       console.error(`Seeding schema ${schema} on the server (cached for later runs)`);
       const masterKey = newRootKeyText();

@@ -7,6 +7,7 @@ import type { Crypto } from './crypto/load-crypto.js';
 import type { DatabaseHandle } from './db/database.js';
 import { registerAuth } from './http/auth.js';
 import { errorHandler, notFoundHandler } from './http/envelope.js';
+import { createFailedKeyGuard } from './http/failed-key-guard.js';
 import { registerMetrics } from './http/metrics.js';
 import { type RouteSummary, registerOpenApi } from './http/openapi.js';
 import { registerRateLimit } from './http/rate-limit.js';
@@ -73,6 +74,7 @@ export async function buildApp({ config, database, crypto, logStream }: AppOptio
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
+  acceptJsonOnly(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -107,7 +109,7 @@ export async function buildApp({ config, database, crypto, logStream }: AppOptio
     await redis?.close();
   });
   // Both before any feature route: the auth hook and the limiter attach to routes as they are added.
-  registerAuth(app, authenticator);
+  registerAuth(app, authenticator, createFailedKeyGuard(config.failedKeyChecksPerMinute));
   await registerRateLimit(app, { defaultPerMinute: config.rateLimitPerMinute, redis });
 
   const checks: ReadinessCheck[] = [
@@ -127,6 +129,22 @@ export async function buildApp({ config, database, crypto, logStream }: AppOptio
   await registerReports(app, { db, crypto, asyncCommits: database.asyncCommits });
 
   return app;
+}
+
+/**
+ * JSON is the only body the API reads (uploads add multipart themselves): a text/plain body is a 415,
+ * not a confusing 400. An empty body sent as application/json — what many HTTP clients do for a POST
+ * without data, such as publish — counts as no body; anything else goes through Fastify's own parser
+ * with its prototype-poisoning guard.
+ */
+function acceptJsonOnly(app: FastifyInstance): void {
+  app.removeContentTypeParser('text/plain');
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') return done(null, undefined);
+    return parseJson(request, body as string, done);
+  });
 }
 
 /** Redis down is degraded, not unready: the service keeps answering with per-instance counters. */

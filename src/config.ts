@@ -26,6 +26,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** Requests a minute per API key unless its company has its own limit. */
   rateLimitPerMinute: number;
+  /** Failed API key checks a client address may make a minute before it gets 429. */
+  failedKeyChecksPerMinute: number;
   /** Prepended to every Redis key and channel, so deployments (or test runs) can share a server. */
   redisPrefix: string;
   /** How often the coalesced `lastUsedAt` times of API keys are written. */
@@ -95,6 +97,7 @@ export function loadConfig(env: Env = process.env): Config {
     workers,
     shutdownGraceMs: integer(env, 'REDFLAG_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     rateLimitPerMinute: integer(env, 'REDFLAG_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
+    failedKeyChecksPerMinute: integer(env, 'REDFLAG_FAILED_KEY_CHECKS_PER_MINUTE', 30, 1, 1_000_000),
     redisPrefix,
     keyLastUsedFlushMs: integer(env, 'REDFLAG_KEY_LAST_USED_FLUSH_MS', 5_000, 100, 300_000),
     controlSocketPath: path.join(dataDir, 'redflag.sock'),

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KEY_CACHE_TTL_MS } from '../src/modules/keys/keys.authenticator.js';
 import { generateApiKey } from '../src/modules/keys/keys.format.js';
 import { countQueries, createCompany, createOperator, key } from './helpers/principals.js';
 import { buildSiblingApp, buildTestApp, type TestApp } from './helpers/test-app.js';
@@ -194,12 +195,15 @@ describe('x-api-key authentication', () => {
     const company = await createCompany(t, { rateLimitPerMinute: 10_000 });
     expect((await whoami(company.apiKey)).statusCode).toBe(200);
     const queries = countQueries(t.database.pool);
+    const startedAt = Date.now();
     try {
       for (let i = 0; i < 1000; i++) {
         const res = await whoami(company.apiKey);
         if (res.statusCode !== 200) throw new Error(`request ${i}: ${res.statusCode} ${res.body}`);
       }
-      expect(queries.count).toBe(0);
+      // One refresh per cache lifetime is the design (revocations must land within 5 s); on a
+      // loaded machine the loop may outlive one. A query per request would be 1,000.
+      expect(queries.count).toBeLessThanOrEqual(Math.floor((Date.now() - startedAt) / KEY_CACHE_TTL_MS));
     } finally {
       queries.stop();
     }
@@ -266,6 +270,37 @@ describe('last-used times', () => {
       expect(listed?.lastUsedAt).toEqual(expect.any(String));
     } finally {
       await other.close();
+    }
+  });
+});
+
+describe('failed key checks from one address', () => {
+  it('are refused with 429 before any lookup once the address has failed too often', async () => {
+    const t = await buildTestApp({ config: { failedKeyChecksPerMinute: 3 } });
+    try {
+      const { apiKey } = await createCompany(t);
+      // Well-formed keys (valid checksum) that were never issued: each costs a lookup.
+      for (let i = 0; i < 3; i++) {
+        const res = await t.app.inject({ method: 'GET', url: '/api/v1/auth/whoami', headers: key(generateApiKey()) });
+        expect(res.statusCode).toBe(401);
+      }
+      const queries = countQueries(t.database.pool);
+      const blocked = await t.app.inject({ method: 'GET', url: '/api/v1/auth/whoami', headers: key(apiKey) });
+      queries.stop();
+      expect(blocked.statusCode).toBe(429);
+      expect(blocked.json().data.code).toBe('RATE_LIMITED');
+      expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+      expect(queries.count).toBe(0);
+      // Another address is not affected.
+      const elsewhere = await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/auth/whoami',
+        headers: key(apiKey),
+        remoteAddress: '10.9.8.7',
+      });
+      expect(elsewhere.statusCode).toBe(200);
+    } finally {
+      await t.close();
     }
   });
 });

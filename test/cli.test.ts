@@ -4,8 +4,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { engine, serverUrl } from './helpers/test-database.js';
+
+// Each test spawns real processes, one after another; on a loaded 2-core machine that takes a while.
+vi.setConfig({ testTimeout: 120_000 });
 
 /** The built command and server, as a user runs them (`npm test` builds first). */
 const root = path.resolve(__dirname, '..');

@@ -45,7 +45,8 @@ function identifiers(): [IdentifierLabel, string][] {
 }
 
 describe('identifiers at rest', () => {
-  it('leaves no clear value in any file of the embedded data directory', async () => {
+  // On the server engine this makes a new embedded database (initdb): slow on a loaded machine.
+  it('leaves no clear value in any file of the embedded data directory', { timeout: 120_000 }, async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'redflag-at-rest-'));
     dirs.push(dataDir);
     // On the server engine no migrated template was prepared: this test makes its own embedded database.

@@ -81,7 +81,7 @@ describe('the envelope', () => {
     });
   });
 
-  it('rejects an empty JSON body as malformed', async () => {
+  it('treats an empty JSON body as no body: a route that needs one says so', async () => {
     const res = await t.app.inject({
       method: 'POST',
       url: '/test/echo',
@@ -89,13 +89,37 @@ describe('the envelope', () => {
       payload: '',
     });
     expect(res.statusCode).toBe(400);
-    expect(res.json().data.code).toBe('MALFORMED_JSON');
+    expect(res.json().data).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      errors: [{ field: '', message: 'the request body must be an object' }],
+    });
+  });
+
+  it('rejects a prototype-poisoning body', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/test/echo',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"name":"ok","__proto__":{"admin":true}}',
+    });
+    expect(res.statusCode).toBe(400);
   });
 
   it('rejects a body over the limit with 413 PAYLOAD_TOO_LARGE', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/test/echo', payload: { name: 'x'.repeat(4096) } });
     expect(res.statusCode).toBe(413);
     expect(res.json()).toMatchObject({ success: false, data: { code: 'PAYLOAD_TOO_LARGE' } });
+  });
+
+  it('rejects a text/plain body with 415, like any other non-JSON type', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/test/echo',
+      headers: { 'content-type': 'text/plain' },
+      payload: '{"name":"ok"}',
+    });
+    expect(res.statusCode).toBe(415);
+    expect(res.json().data.code).toBe('UNSUPPORTED_MEDIA_TYPE');
   });
 
   it('rejects a non-JSON content type with 415 UNSUPPORTED_MEDIA_TYPE', async () => {

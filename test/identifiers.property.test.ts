@@ -181,7 +181,11 @@ describe('normalisation (property-based)', () => {
   it('maps every spelling of a BVN and of a NIN to one index per label, and the two labels never share one', () => {
     fc.assert(
       fc.property(
-        digits(11).chain((d) => fc.tuple(fc.constant(d), sprinkle(d, separator), sprinkle(d, separator), padding)),
+        // Real BVNs start 22; the other ten digits are anything but one digit repeated.
+        digits(9)
+          .map((d) => `22${d}`)
+          .filter((d) => !/^(\d)\1{10}$/.test(d))
+          .chain((d) => fc.tuple(fc.constant(d), sprinkle(d, separator), sprinkle(d, separator), padding)),
         ([clear, x, y, pad]) => {
           for (const label of ['bvn', 'nin'] as const) {
             expect(normalize(label, pad + x + pad).value).toBe(clear);

@@ -57,8 +57,8 @@ const TABLES: Record<IdentifierLabel, { accepted: [string, string][]; rejected: 
       ['22123\t456789', '22123456789'],
       ['２２１２３４５６７８９', '22123456789'],
       ['221–234–56789', '22123456789'],
-      ['00000000001', '00000000001'],
       ['22 1234-56789', '22123456789'],
+      ['21987654321', '21987654321'],
     ],
     rejected: [
       ['2212345678', 'BVN must be 11 digits, got 10'],
@@ -72,6 +72,9 @@ const TABLES: Record<IdentifierLabel, { accepted: [string, string][]; rejected: 
       ['22123456789/1', 'BVN must be 11 digits; it may contain only digits, spaces and dashes'],
       ['٢٢١٢٣٤٥٦٧٨٩', 'BVN must be 11 digits; it may contain only digits, spaces and dashes'],
       ['1'.repeat(1000), 'BVN must be 11 digits'],
+      ['00000000000', 'BVN cannot be one digit repeated; that is a placeholder, not a real BVN'],
+      ['2222 2222 222', 'BVN cannot be one digit repeated; that is a placeholder, not a real BVN'],
+      ['08031234567', 'BVN never starts with 0; this looks like a phone number'],
     ],
   },
   nin: {
@@ -84,7 +87,7 @@ const TABLES: Record<IdentifierLabel, { accepted: [string, string][]; rejected: 
       ['１２３４５６７８９０１', '12345678901'],
       ['12345 678901', '12345678901'],
       ['98765432100', '98765432100'],
-      ['00000000000', '00000000000'],
+      ['01234567890', '01234567890'],
       ['123—4567—8901', '12345678901'],
     ],
     rejected: [
@@ -98,6 +101,7 @@ const TABLES: Record<IdentifierLabel, { accepted: [string, string][]; rejected: 
       ['12345678901#', 'NIN must be 11 digits; it may contain only digits, spaces and dashes'],
       ['1234567', 'NIN must be 11 digits, got 7'],
       ['123456789012345', 'NIN must be 11 digits, got 15'],
+      ['00000000000', 'NIN cannot be one digit repeated; that is a placeholder, not a real NIN'],
     ],
   },
   phone: {
@@ -112,6 +116,7 @@ const TABLES: Record<IdentifierLabel, { accepted: [string, string][]; rejected: 
       ['00234 803 123 4567', '+2348031234567'],
       ['09161234567', '+2349161234567'],
       ['0701 234 5678', '+2347012345678'],
+      ['0917 123 4567', '+2349171234567'],
       ['+44 20 7946 0958', '+442079460958'],
       ['+1 (415) 555-2671', '+14155552671'],
       ['+233 24 123 4567', '+233241234567'],

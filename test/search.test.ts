@@ -111,7 +111,7 @@ describe('POST /reports/search', () => {
     const user = letters(10);
     const emailReport = await createReport(t, a.apiKey, { identifiers: [{ label: 'email', value: `${user}@Example.com` }] });
     expect(ids(await search(t, b.apiKey, 'email', `  ${user.toUpperCase()}@EXAMPLE.COM `))).toEqual([emailReport.id]);
-    const bvn = digits(11);
+    const bvn = `22${digits(9)}`;
     const bvnReport = await createReport(t, a.apiKey, { identifiers: [{ label: 'bvn', value: bvn }] });
     expect(ids(await search(t, b.apiKey, 'bvn', `${bvn.slice(0, 3)}-${bvn.slice(3, 7)}-${bvn.slice(7)}`))).toEqual([
       bvnReport.id,

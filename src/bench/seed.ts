@@ -95,6 +95,7 @@ export async function seedPopulation(options: SeedOptions): Promise<SeedResult> 
         exit_list_reason: state.listingStatus === 'exited' ? 'Funds recovered and the customer cleared by investigation.' : null,
         created_at: createdAt,
         updated_at: createdAt,
+        published_at: state.status === 'published' ? createdAt : null,
       });
       sealed.forEach((s, position) => {
         rows.push({ ...s.row, report_id: id, position });
@@ -132,6 +133,7 @@ interface ReportInsert {
   exit_list_reason: string | null;
   created_at: Date;
   updated_at: Date;
+  published_at: Date | null;
 }
 
 interface IdentifierInsert {

@@ -28,4 +28,11 @@ export const sealedColumns: readonly SealedColumn[] = [
     contextColumns: ['company_id', 'report_id', 'label'],
     context: (r) => ({ companyId: String(r.company_id), recordId: String(r.report_id), label: String(r.label) }),
   },
+  {
+    table: 'idempotency_keys',
+    idColumn: 'id',
+    tokenColumn: 'response_body',
+    contextColumns: ['company_id'],
+    context: (r) => ({ companyId: String(r.company_id), recordId: String(r.id), label: 'idempotent_response' }),
+  },
 ];

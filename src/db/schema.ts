@@ -67,6 +67,8 @@ export interface ReportsTable {
   show_uploader_info: Generated<boolean>;
   attachments: Generated<string[]>;
   status: 'draft' | 'published';
+  /** When it went on the list (a draft published later is "reported" then); search orders by it. */
+  published_at: Date | null;
   listing_status: Generated<'listed' | 'exited'>;
   exited_list_at: Date | null;
   exit_list_reason: string | null;
@@ -90,11 +92,13 @@ export interface ReportIdentifiersTable {
 }
 
 export interface IdempotencyKeysTable {
+  id: Generated<string>;
   company_id: string;
   key: string;
   request_hash: Buffer;
   state: 'in_flight' | 'done';
   response_status: number | null;
+  /** The first response, sealed: it repeats the clear identifiers the caller sent. */
   response_body: string | null;
   created_at: Generated<Date>;
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CompanyPrincipal, KeyAuthenticator, OperatorPrincipal, Principal } from '../modules/keys/keys.authenticator.js';
 import { AppError } from './errors.js';
+import type { FailedKeyGuard } from './failed-key-guard.js';
 
 export type { CompanyPrincipal, OperatorPrincipal, Principal };
 
@@ -24,7 +25,7 @@ export const API_KEY_HEADER = 'x-api-key';
  * body is read or validated (401 beats 400, and no body is parsed for a stranger). The rate limiter
  * runs after this hook (route-level hooks come last) and counts per key.
  */
-export function registerAuth(app: FastifyInstance, authenticator: KeyAuthenticator): void {
+export function registerAuth(app: FastifyInstance, authenticator: KeyAuthenticator, guard: FailedKeyGuard): void {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
     const required = request.routeOptions.config.auth;
@@ -32,8 +33,12 @@ export function registerAuth(app: FastifyInstance, authenticator: KeyAuthenticat
     const header = request.headers[API_KEY_HEADER];
     const rawKey = Array.isArray(header) ? header[0] : header;
     if (!rawKey) throw new AppError('API_KEY_MISSING', 'The x-api-key header is required');
+    guard.check(request.ip);
     const outcome = await authenticator.authenticate(rawKey.trim());
-    if (!outcome.ok) throw new AppError(outcome.code, outcome.message);
+    if (!outcome.ok) {
+      if (outcome.code === 'API_KEY_INVALID') guard.recordFailure(request.ip);
+      throw new AppError(outcome.code, outcome.message);
+    }
     const { principal } = outcome;
     if (required !== 'any' && principal.role !== required) {
       throw new AppError(

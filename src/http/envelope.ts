@@ -80,12 +80,18 @@ function toAppError(error: FastifyError): AppError | undefined {
   if (error instanceof AppError) return error;
   if (error.validation) {
     const seen = new Set<string>();
-    const errors = (error.validation as AjvError[]).map(describe).filter((e) => {
-      const key = `${e.field}\u0000${e.message}`;
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    });
+    const errors = (error.validation as AjvError[])
+      .map(describe)
+      .map(
+        // The whole body has no field name; say what it is.
+        (e) => (e.field === '' ? { ...e, message: `the request body ${e.message}` } : e),
+      )
+      .filter((e) => {
+        const key = `${e.field}\u0000${e.message}`;
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      });
     return AppError.validation(errors);
   }
   switch (error.code) {

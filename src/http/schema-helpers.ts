@@ -14,3 +14,6 @@ export function Nullable<T extends TSchema>(schema: T) {
 export function DateTime(description?: string) {
   return Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 }
+
+/** A page number: past the end is an empty list; beyond a million it is a mistake (and an overflow). */
+export const PageNumber = Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 });

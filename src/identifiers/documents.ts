@@ -8,6 +8,11 @@ function elevenDigits(raw: string, name: 'BVN' | 'NIN'): Normalized {
   const digits = raw.normalize('NFKC').replace(SEPARATORS, '');
   if (!/^\d*$/.test(digits)) return rejected(`${name} must be 11 digits; it may contain only digits, spaces and dashes`);
   if (digits.length !== 11) return rejected(`${name} must be 11 digits, got ${digits.length}`);
+  // Placeholders such as 00000000000 would link unrelated parties across every company's reports.
+  if (/^(\d)\1{10}$/.test(digits))
+    return rejected(`${name} cannot be one digit repeated; that is a placeholder, not a real ${name}`);
+  // BVNs are issued from 22...; a leading 0 is the commonest mix-up, an 11-digit phone number.
+  if (name === 'BVN' && digits.startsWith('0')) return rejected('BVN never starts with 0; this looks like a phone number');
   return accepted(digits);
 }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BLIND_INDEX_VERSION, indexEntriesToStore, indexEntryToSearch } from '../crypto/blind-index.js';
 import type { SealContext } from '../crypto/keyring.js';
 import type { Crypto } from '../crypto/load-crypto.js';
-import { AppError, type FieldError } from '../http/errors.js';
+import type { FieldError } from '../http/errors.js';
 import { type BankDirectory, type IdentifierLabel, LABEL_NAMES, normalizeIdentifier } from './normalize.js';
 
 export interface IdentifierInput {
@@ -87,14 +87,13 @@ export function createSealedIdentifiers(deps: { crypto: Crypto; banks: BankDirec
       return sealed;
     },
 
-    /** The index a search value is looked up in; a value that cannot be normalised is a 400 on `value`. */
-    searchKey(label: IdentifierLabel, raw: string): SearchKey {
+    /** The index a search value is looked up in, or why the value cannot be searched for. */
+    searchKey(label: IdentifierLabel, raw: string): { ok: true; key: SearchKey } | { ok: false; message: string } {
       const normalized = normalizeIdentifier(label, raw, { banks, purpose: 'search' });
-      if (!normalized.ok) throw AppError.validation([{ field: 'value', message: normalized.message }]);
+      if (!normalized.ok) return normalized;
       const entry = indexEntryToSearch(crypto.blindIndex, label, normalized);
-      return entry.label === 'account_nuban'
-        ? { label, column: 'nuban_index', index: entry.digest }
-        : { label, column: 'blind_index', index: entry.digest };
+      const column = entry.label === 'account_nuban' ? 'nuban_index' : 'blind_index';
+      return { ok: true, key: { label, column, index: entry.digest } };
     },
 
     /** The clear value of a stored token (for its own company's decode). */

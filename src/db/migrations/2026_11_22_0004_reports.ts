@@ -11,6 +11,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('show_uploader_info', 'boolean', (col) => col.notNull().defaultTo(false))
     .addColumn('attachments', sql`text[]`, (col) => col.notNull().defaultTo(sql`'{}'::text[]`))
     .addColumn('status', 'text', (col) => col.notNull().check(sql`status in ('draft', 'published')`))
+    .addColumn('published_at', 'timestamptz')
     .addColumn('listing_status', 'text', (col) =>
       col.notNull().defaultTo('listed').check(sql`listing_status in ('listed', 'exited')`),
     )
@@ -59,11 +60,13 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   await db.schema
     .createTable('idempotency_keys')
+    .addColumn('id', 'uuid', (col) => col.notNull().unique().defaultTo(sql`gen_random_uuid()`))
     .addColumn('company_id', 'uuid', (col) => col.notNull().references('companies.id'))
     .addColumn('key', 'text', (col) => col.notNull())
     .addColumn('request_hash', 'bytea', (col) => col.notNull())
     .addColumn('state', 'text', (col) => col.notNull().check(sql`state in ('in_flight', 'done')`))
     .addColumn('response_status', 'smallint')
+    // Sealed (src/crypto/keyring.ts): the stored response repeats the clear identifiers sent.
     .addColumn('response_body', 'text')
     .addColumn('created_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
     .addPrimaryKeyConstraint('idempotency_keys_pk', ['company_id', 'key'])

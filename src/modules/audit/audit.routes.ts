@@ -3,17 +3,17 @@ import { Type } from 'typebox';
 import type { Database } from '../../db/schema.js';
 import { companyOf } from '../../http/auth.js';
 import { Envelope, ok } from '../../http/envelope.js';
-import { DateTime } from '../../http/schema-helpers.js';
+import { DateTime, PageNumber } from '../../http/schema-helpers.js';
 import type { RoutesPlugin } from '../../http/types.js';
 import { dateRange } from '../reports/date-range.js';
 import { listCompanyAudit } from './audit.repository.js';
 
 const AuditQuery = Type.Object({
-  page: Type.Integer({ minimum: 1, default: 1 }),
+  page: PageNumber,
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
   action: Type.Optional(Type.String({ maxLength: 32, description: 'search, decode, create, publish, exit, relist ...' })),
-  from: Type.Optional(Type.String({ description: 'ISO date or date-time, inclusive' })),
-  to: Type.Optional(Type.String({ description: 'ISO date or date-time, inclusive; a date covers its whole day' })),
+  from: Type.Optional(Type.String({ description: 'ISO date (a UTC day) or date-time, inclusive' })),
+  to: Type.Optional(Type.String({ description: 'ISO date (a UTC day) or date-time, inclusive; a date covers its whole day' })),
 });
 
 const AuditEvent = Type.Object({

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { Envelope } from '../../http/envelope.js';
-import { Nullable, StringEnum } from '../../http/schema-helpers.js';
+import { Nullable, PageNumber, StringEnum } from '../../http/schema-helpers.js';
 import { ApiKey } from '../keys/keys.schemas.js';
 import { MAX_BUSINESS_NAME_LENGTH, MAX_PAGE_SIZE, MAX_RATE_LIMIT_PER_MINUTE } from './companies.service.js';
 
@@ -42,7 +42,7 @@ export const CreateCompanyResponse = Envelope(
 );
 
 export const ListCompaniesQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  page: Type.Optional(PageNumber),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 20 })),
   status: Type.Optional(StringEnum(['active', 'suspended'] as const)),
 });

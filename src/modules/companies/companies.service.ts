@@ -25,6 +25,9 @@ export interface CompanyView {
 
 export const MAX_BUSINESS_NAME_LENGTH = 200;
 export const MAX_RATE_LIMIT_PER_MINUTE = 1_000_000;
+/** The CLI's pages come here unchecked by a schema. */
+const MAX_PAGE = 1_000_000;
+
 export const MAX_PAGE_SIZE = 100;
 
 function toView(row: CompanyRow): CompanyView {
@@ -87,7 +90,9 @@ export function createCompaniesService({ db, events }: { db: Kysely<Database>; e
       status?: CompanyStatus | undefined;
     }): Promise<{ data: CompanyView[]; meta: { total: number; page: number; limit: number } }> {
       const { page, limit, status } = options;
-      if (!Number.isInteger(page) || page < 1) throw AppError.validation([{ field: 'page', message: 'must be at least 1' }]);
+      if (!Number.isInteger(page) || page < 1 || page > MAX_PAGE) {
+        throw AppError.validation([{ field: 'page', message: `must be an integer from 1 to ${MAX_PAGE}` }]);
+      }
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
         throw AppError.validation([{ field: 'limit', message: `must be an integer from 1 to ${MAX_PAGE_SIZE}` }]);
       }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Kysely, sql, type Transaction } from 'kysely';
+import type { SealContext } from '../../crypto/keyring.js';
 import type { Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 
@@ -14,7 +15,20 @@ export interface IdempotencyScope {
   requestHash: Buffer;
 }
 
-export type IdempotencyStart = { kind: 'proceed' } | { kind: 'replay'; status: number; body: unknown };
+/**
+ * The stored response repeats the clear identifiers the caller sent, so it is sealed like they are,
+ * bound to its row.
+ */
+export interface ResponseSealer {
+  seal(text: string, context: SealContext): string;
+  open(token: string, context: SealContext): string;
+}
+
+export const RESPONSE_LABEL = 'idempotent_response';
+
+const contextOf = (companyId: string, rowId: string): SealContext => ({ companyId, recordId: rowId, label: RESPONSE_LABEL });
+
+export type IdempotencyStart = { kind: 'proceed'; rowId: string } | { kind: 'replay'; status: number; body: unknown };
 
 /** Key order and whitespace do not make a different request; any other difference does. */
 export function hashRequest(body: unknown): Buffer {
@@ -34,18 +48,23 @@ function canonicalJson(value: unknown): string {
  * Claims the key for this request, or says what to do instead: replay the stored response,
  * 409 while the first request runs, 422 when the key was used for another body.
  */
-export async function startIdempotent(db: Kysely<Database>, scope: IdempotencyScope): Promise<IdempotencyStart> {
+export async function startIdempotent(
+  db: Kysely<Database>,
+  scope: IdempotencyScope,
+  sealer: ResponseSealer,
+): Promise<IdempotencyStart> {
   const claimed = await db
     .insertInto('idempotency_keys')
     .values({ company_id: scope.companyId, key: scope.key, request_hash: scope.requestHash, state: 'in_flight' })
     .onConflict((oc) => oc.columns(['company_id', 'key']).doNothing())
-    .returning('key')
+    .returning('id')
     .executeTakeFirst();
-  if (claimed) return { kind: 'proceed' };
+  if (claimed) return { kind: 'proceed', rowId: claimed.id };
 
   const existing = await db
     .selectFrom('idempotency_keys')
     .select([
+      'id',
       'request_hash',
       'state',
       'response_status',
@@ -55,7 +74,7 @@ export async function startIdempotent(db: Kysely<Database>, scope: IdempotencySc
     .where('company_id', '=', scope.companyId)
     .where('key', '=', scope.key)
     .executeTakeFirst();
-  if (!existing) return startIdempotent(db, scope); // removed in between (a failed first attempt): try again
+  if (!existing) return startIdempotent(db, scope, sealer); // removed in between (a failed first attempt): try again
   const expired = existing.age_ms > REPLAY_WINDOW_MS;
   const abandoned = existing.state === 'in_flight' && existing.age_ms > ABANDONED_AFTER_MS;
   if (!expired && !Buffer.from(existing.request_hash).equals(scope.requestHash)) {
@@ -76,24 +95,31 @@ export async function startIdempotent(db: Kysely<Database>, scope: IdempotencySc
       .where('key', '=', scope.key)
       .where('state', '=', existing.state)
       .where(sql<boolean>`extract(epoch from now() - created_at) * 1000 > ${expired ? REPLAY_WINDOW_MS : ABANDONED_AFTER_MS}`)
-      .returning('key')
+      .returning('id')
       .executeTakeFirst();
-    if (taken) return { kind: 'proceed' };
+    if (taken) return { kind: 'proceed', rowId: taken.id };
     throw new AppError('IDEMPOTENCY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed; retry shortly');
   }
   if (existing.state === 'in_flight') {
     throw new AppError('IDEMPOTENCY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed; retry shortly');
   }
-  return { kind: 'replay', status: existing.response_status ?? 200, body: JSON.parse(existing.response_body ?? 'null') };
+  const text = existing.response_body ? sealer.open(existing.response_body, contextOf(scope.companyId, existing.id)) : 'null';
+  return { kind: 'replay', status: existing.response_status ?? 200, body: JSON.parse(text) };
 }
 
 /** Stores the response in the transaction that made the change, so both land or neither does. */
-export async function completeIdempotent(trx: Transaction<Database>, scope: IdempotencyScope, status: number, body: unknown) {
+export async function completeIdempotent(
+  trx: Transaction<Database>,
+  claim: { companyId: string; key: string; rowId: string },
+  status: number,
+  body: unknown,
+  sealer: ResponseSealer,
+) {
+  const sealed = sealer.seal(JSON.stringify(body), contextOf(claim.companyId, claim.rowId));
   await trx
     .updateTable('idempotency_keys')
-    .set({ state: 'done', response_status: status, response_body: JSON.stringify(body) })
-    .where('company_id', '=', scope.companyId)
-    .where('key', '=', scope.key)
+    .set({ state: 'done', response_status: status, response_body: sealed })
+    .where('id', '=', claim.rowId)
     .execute();
 }
 

@@ -8,6 +8,7 @@ import { shippedBankDirectory } from '../../identifiers/normalize.js';
 import { createSealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import { auditRoutes } from '../audit/audit.routes.js';
 import { searchRoutes } from '../search/search.routes.js';
+import { createSearchService } from '../search/search.service.js';
 import { purgeExpiredIdempotencyKeys } from './idempotency.js';
 import { reportsRoutes } from './reports.routes.js';
 import { createReportsService } from './reports.service.js';
@@ -36,11 +37,13 @@ export async function registerReports(
 ) {
   const { db } = deps;
   const identifiers = createSealedIdentifiers({ crypto: deps.crypto, banks: shippedBankDirectory() });
-  const reports = createReportsService({ db, identifiers, attachments: noUploadsYet });
+  const reports = createReportsService({ db, identifiers, responses: deps.crypto.keyring, attachments: noUploadsYet });
   const submissions = createSubmissionsService({ db, identifiers, reports });
 
   await app.register(reportsRoutes, { reports, submissions });
-  await app.register(searchRoutes, { db, identifiers, asyncCommits: deps.asyncCommits });
+  await app.register(searchRoutes, {
+    search: createSearchService({ db, identifiers, asyncCommits: deps.asyncCommits }),
+  });
   await app.register(auditRoutes, { db });
 
   const purge = setInterval(() => {

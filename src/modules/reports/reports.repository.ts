@@ -19,6 +19,7 @@ const reportColumns = [
   'reports.show_uploader_info',
   'reports.attachments',
   'reports.status',
+  'reports.published_at',
   'reports.listing_status',
   'reports.exited_list_at',
   'reports.exit_list_reason',
@@ -50,7 +51,12 @@ export async function insertReportWithIdentifiers(
   audit: ReturnType<typeof auditRow>,
 ): Promise<Selectable<ReportsTable>> {
   let query = db
-    .with('new_report', (qb) => qb.insertInto('reports').values(report).returningAll())
+    .with('new_report', (qb) =>
+      qb
+        .insertInto('reports')
+        .values({ ...report, published_at: report.status === 'published' ? sql<Date>`now()` : null })
+        .returningAll(),
+    )
     .with('new_audit', (qb) => qb.insertInto('audit_events').values(audit));
   if (identifiers.length > 0) {
     query = query.with('new_identifiers', (qb) => qb.insertInto('report_identifiers').values(identifiers)) as typeof query;
@@ -114,10 +120,17 @@ export async function countSubmissions(db: Db, filters: SubmissionFilters): Prom
   return row.total;
 }
 
-export function listSubmissions(db: Db, filters: SubmissionFilters, offset: number, limit: number): Promise<ReportRow[]> {
+/** A page of submissions, each row carrying the total of all matches (counted in the same snapshot). */
+export function listSubmissions(
+  db: Db,
+  filters: SubmissionFilters,
+  offset: number,
+  limit: number,
+): Promise<Array<ReportRow & { total: number }>> {
   return filtered(db, filters)
     .innerJoin('companies', 'companies.id', 'reports.company_id')
     .select(reportColumns)
+    .select(sql<number>`count(*) over ()`.as('total'))
     .orderBy('reports.created_at', 'desc')
     .orderBy('reports.id', 'desc')
     .offset(offset)
@@ -132,6 +145,7 @@ export interface ReportChanges {
   attachments?: string[];
   user_id?: string | null;
   status?: ReportStatus;
+  published_at?: Date;
   listing_status?: ListingStatus;
   exited_list_at?: Date | null;
   exit_list_reason?: string | null;

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { Envelope } from '../../http/envelope.js';
-import { DateTime, StringEnum } from '../../http/schema-helpers.js';
+import { DateTime, PageNumber, StringEnum } from '../../http/schema-helpers.js';
 import { IDENTIFIER_LABELS } from '../../identifiers/labels.js';
 import { FRAUD_TYPES, LISTING_STATUSES, REPORT_LIMITS, REPORT_STATUSES } from './report-values.js';
 
@@ -21,9 +21,8 @@ const IdentifierInput = Type.Object(
 
 const reportFields = {
   fraudType: FraudTypeSchema,
+  // Its length is checked after trimming, by the service, so one message covers every case.
   fraudReason: Type.String({
-    minLength: REPORT_LIMITS.fraudReasonMin,
-    maxLength: 10_000,
     description: `${REPORT_LIMITS.fraudReasonMin} to ${REPORT_LIMITS.fraudReasonMax} characters after trimming`,
   }),
   identifiers: Type.Array(IdentifierInput, { minItems: REPORT_LIMITS.identifiersMin, maxItems: REPORT_LIMITS.identifiersMax }),
@@ -76,13 +75,13 @@ export const ExitBody = Type.Object(
 export const ReportIdParams = Type.Object({ id: Type.String({ description: 'Report id' }) });
 
 export const SubmissionsQuery = Type.Object({
-  page: Type.Integer({ minimum: 1, default: 1 }),
+  page: PageNumber,
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
   fraudType: Type.Optional(FraudTypeSchema),
   status: Type.Optional(StringEnum(REPORT_STATUSES)),
   listingStatus: Type.Optional(StringEnum(LISTING_STATUSES)),
-  from: Type.Optional(Type.String({ description: 'ISO date or date-time, inclusive' })),
-  to: Type.Optional(Type.String({ description: 'ISO date or date-time, inclusive; a date covers its whole day' })),
+  from: Type.Optional(Type.String({ description: 'ISO date (a UTC day) or date-time, inclusive' })),
+  to: Type.Optional(Type.String({ description: 'ISO date (a UTC day) or date-time, inclusive; a date covers its whole day' })),
 });
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);

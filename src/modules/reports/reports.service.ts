@@ -4,7 +4,7 @@ import type { Database, ReportsTable } from '../../db/schema.js';
 import { AppError, type FieldError } from '../../http/errors.js';
 import type { IdentifierInput, SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import { auditRow, recordAudit } from '../audit/audit.repository.js';
-import { abandonIdempotent, completeIdempotent, hashRequest, type IdempotencyScope, startIdempotent } from './idempotency.js';
+import { abandonIdempotent, completeIdempotent, hashRequest, type ResponseSealer, startIdempotent } from './idempotency.js';
 import { type FraudType, REPORT_LIMITS, type ReportStatus } from './report-values.js';
 import * as repo from './reports.repository.js';
 
@@ -29,6 +29,12 @@ export type UpdateDraftInput = Partial<Omit<CreateReportInput, 'status' | 'userI
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** A report id as stored (lower case); anything that is not a UUID is simply not found. */
+function reportIdFrom(id: string): string {
+  if (!UUID.test(id)) throw AppError.notFound('Report not found');
+  return id.toLowerCase();
+}
+
 /** Counted in code points, as a person counts characters (and as JSON Schema's minLength does). */
 const length = (text: string) => [...text].length;
 
@@ -48,14 +54,15 @@ function checkFraudReason(reason: string | undefined, errors: FieldError[]): str
 export function createReportsService(deps: {
   db: Kysely<Database>;
   identifiers: SealedIdentifiers;
+  /** Seals stored idempotent responses (the keyring). */
+  responses: ResponseSealer;
   /** Checks attachment URLs; until uploads exist every attachment is refused. */
   attachments: { resolve(urls: string[], companyId: string): Promise<string[]> };
 }) {
   const { db, identifiers } = deps;
 
   async function requireOwn(id: string, companyId: string | undefined, forUpdate = false, trx: Kysely<Database> = db) {
-    if (!UUID.test(id)) throw AppError.notFound('Report not found');
-    const report = await repo.findReport(trx, id.toLowerCase(), companyId, forUpdate);
+    const report = await repo.findReport(trx, reportIdFrom(id), companyId, forUpdate);
     if (!report) throw AppError.notFound('Report not found');
     return report;
   }
@@ -63,7 +70,7 @@ export function createReportsService(deps: {
   async function createReport(
     actor: Actor & { companyId: string; businessName: string },
     input: CreateReportInput,
-    idempotency?: IdempotencyScope,
+    idempotency?: { companyId: string; key: string; rowId: string },
   ): Promise<CreatedReportView> {
     const errors: FieldError[] = [];
     const fraudReason = checkFraudReason(input.fraudReason, errors) as string;
@@ -106,7 +113,7 @@ export function createReportsService(deps: {
     // The stored response lands with the report or not at all.
     return db.transaction().execute(async (trx) => {
       const created = await insert(trx);
-      await completeIdempotent(trx, idempotency, 201, created);
+      await completeIdempotent(trx, idempotency, 201, created, deps.responses);
       return created;
     });
   }
@@ -123,10 +130,10 @@ export function createReportsService(deps: {
     ): Promise<{ replayed: boolean; report: CreatedReportView }> {
       if (idempotencyKey === undefined) return { replayed: false, report: await createReport(actor, input) };
       const scope = { companyId: actor.companyId, key: idempotencyKey, requestHash: hashRequest(input) };
-      const start = await startIdempotent(db, scope);
+      const start = await startIdempotent(db, scope, deps.responses);
       if (start.kind === 'replay') return { replayed: true, report: start.body as CreatedReportView };
       try {
-        return { replayed: false, report: await createReport(actor, input, scope) };
+        return { replayed: false, report: await createReport(actor, input, { ...scope, rowId: start.rowId }) };
       } catch (error) {
         await abandonIdempotent(db, scope);
         throw error;
@@ -136,15 +143,17 @@ export function createReportsService(deps: {
     requireOwn,
 
     async updateDraft(actor: Actor & { companyId: string }, id: string, input: UpdateDraftInput) {
+      // Sealed values are bound to the stored id, so the path's spelling of it must not leak in.
+      const reportId = reportIdFrom(id);
       const errors: FieldError[] = [];
       const fraudReason = checkFraudReason(input.fraudReason, errors);
       const sealed = input.identifiers
-        ? identifiers.seal(input.identifiers, { companyId: actor.companyId, recordId: id }, errors)
+        ? identifiers.seal(input.identifiers, { companyId: actor.companyId, recordId: reportId }, errors)
         : undefined;
       if (errors.length > 0) throw AppError.validation(errors);
       const attachments = input.attachments ? await deps.attachments.resolve(input.attachments, actor.companyId) : undefined;
       return db.transaction().execute(async (trx) => {
-        const report = await requireOwn(id, actor.companyId, true, trx);
+        const report = await requireOwn(reportId, actor.companyId, true, trx);
         if (report.status !== 'draft')
           throw new AppError('INVALID_STATE', 'Only a draft can be edited; this report is published');
         await repo.updateReport(trx, report.id, {
@@ -161,6 +170,7 @@ export function createReportsService(deps: {
             sealed.map((s, position) => ({ ...s.row, report_id: report.id, position })),
           );
         }
+        await recordAudit(trx, { ...actor, action: 'edit', reportId: report.id });
         return report.id;
       });
     },
@@ -171,7 +181,8 @@ export function createReportsService(deps: {
         const report = await requireOwn(id, actor.operatorId ? undefined : actor.companyId, true, trx);
         const next = applyTransition(report, change);
         await repo.updateReport(trx, report.id, next);
-        await recordAudit(trx, { ...actor, action: change.kind, reportId: report.id });
+        // An operator's decision also goes into the owning company's trail.
+        await recordAudit(trx, { ...actor, companyId: report.company_id, action: change.kind, reportId: report.id });
         return report.id;
       });
     },
@@ -184,7 +195,7 @@ function applyTransition(report: Selectable<ReportsTable>, change: Transition): 
   switch (change.kind) {
     case 'publish':
       if (report.status !== 'draft') throw new AppError('INVALID_STATE', 'The report is already published');
-      return { status: 'published' };
+      return { status: 'published', published_at: new Date() };
     case 'exit':
       if (report.status === 'draft') throw new AppError('INVALID_STATE', 'A draft is not on the list; publish it first');
       if (report.listing_status === 'exited') throw new AppError('INVALID_STATE', 'The report has already left the list');

@@ -34,7 +34,7 @@ export async function searchReports(db: Kysely<Database>, key: SearchKey, audit:
       select r.* from reports r join hits h on h.report_id = r.id
       where r.status = 'published' and r.listing_status = 'listed'
     ), page as (
-      select * from visible order by created_at desc, id desc limit ${MAX_RESULTS}
+      select * from visible order by published_at desc, id desc limit ${MAX_RESULTS}
     ), audit as (
       insert into audit_events (company_id, operator_id, key_id, action, label, blind_index, result_count, request_id)
       select ${audit.companyId}::uuid, ${audit.operatorId}::uuid, ${audit.keyId}::uuid, 'search', ${key.label}, ${key.index},
@@ -66,7 +66,7 @@ export async function searchReports(db: Kysely<Database>, key: SearchKey, audit:
               select coalesce(json_agg(json_build_object('id', i.id, 'label', i.label, 'value', i.value_token) order by i.position), '[]'::json)
               from report_identifiers i where i.report_id = p.id
             )
-          ) order by p.created_at desc, p.id desc)
+          ) order by p.published_at desc, p.id desc)
           from page p join companies c on c.id = p.company_id
         ), '[]'::json),
         'publicReports', '[]'::json,
@@ -75,8 +75,8 @@ export async function searchReports(db: Kysely<Database>, key: SearchKey, audit:
             'totalReports', count(*),
             'totalPublicReports', 0,
             'fraudTypes', coalesce((select json_object_agg(t.fraud_type, t.n) from (select fraud_type, count(*) as n from visible group by fraud_type) t), '{}'::json),
-            'firstReportedAt', ${iso('min(v.created_at)')},
-            'lastReportedAt', ${iso('max(v.created_at)')}
+            'firstReportedAt', ${iso('min(v.published_at)')},
+            'lastReportedAt', ${iso('max(v.published_at)')}
           ) from visible v
         )
       )

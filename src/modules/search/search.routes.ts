@@ -1,20 +1,10 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
-import type { AsyncCommits } from '../../db/wal-flusher.js';
 import { principalOf } from '../../http/auth.js';
 import type { RoutesPlugin } from '../../http/types.js';
-import type { SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
-import { searchReports } from './search.repository.js';
 import { SearchBody, SearchResponse } from './search.schemas.js';
-
-const MESSAGE = 'Reports fetched successfully';
+import type { SearchService } from './search.service.js';
 
 /** Search, at the interface's path and under the versioned prefix. */
-export const searchRoutes: RoutesPlugin<{
-  db: Kysely<Database>;
-  identifiers: SealedIdentifiers;
-  asyncCommits: Pick<AsyncCommits, 'note'>;
-}> = async (app, { db, identifiers, asyncCommits }) => {
+export const searchRoutes: RoutesPlugin<{ search: SearchService }> = async (app, { search }) => {
   for (const url of ['/reports/search', '/api/v1/external/reports/search']) {
     app.post(
       url,
@@ -30,22 +20,9 @@ export const searchRoutes: RoutesPlugin<{
         },
       },
       async (request, reply) => {
-        const principal = principalOf(request);
-        const key = identifiers.searchKey(request.body.identifier, request.body.value);
-        const body = await searchReports(
-          db,
-          key,
-          {
-            companyId: principal.role === 'company' ? principal.companyId : null,
-            operatorId: principal.role === 'operator' ? principal.operatorId : null,
-            keyId: principal.keyId,
-            requestId: String(request.id),
-          },
-          MESSAGE,
-        );
-        asyncCommits.note();
-        // PostgreSQL built the envelope as JSON text (shape tested against SearchResponse); Fastify
-        // sends a string as it is, so Node neither parses the rows nor serialises them again.
+        const body = await search.search(principalOf(request), String(request.id), request.body.identifier, request.body.value);
+        // PostgreSQL built the envelope as JSON text (its shape is tested against SearchResponse);
+        // Fastify sends a string as it is, so Node neither parses the rows nor serialises them again.
         return reply.type('application/json; charset=utf-8').send(body as never);
       },
     );

@@ -1,0 +1,41 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { AsyncCommits } from '../../db/wal-flusher.js';
+import type { Principal } from '../../http/auth.js';
+import { AppError } from '../../http/errors.js';
+import type { IdentifierLabel } from '../../identifiers/normalize.js';
+import type { SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
+import { searchReports } from './search.repository.js';
+
+const MESSAGE = 'Reports fetched successfully';
+
+/** Search by one identifier: normalised exactly as on create, looked up through its blind index, audited. */
+export function createSearchService(deps: {
+  db: Kysely<Database>;
+  identifiers: SealedIdentifiers;
+  /** Told of each search, whose audit row commits asynchronously (see search.repository.ts). */
+  asyncCommits: Pick<AsyncCommits, 'note'>;
+}) {
+  return {
+    /** The whole response envelope as JSON text (built by PostgreSQL, see search.repository.ts). */
+    async search(principal: Principal, requestId: string, label: IdentifierLabel, value: string): Promise<string> {
+      const found = deps.identifiers.searchKey(label, value);
+      if (!found.ok) throw AppError.validation([{ field: 'value', message: found.message }]);
+      const body = await searchReports(
+        deps.db,
+        found.key,
+        {
+          companyId: principal.role === 'company' ? principal.companyId : null,
+          operatorId: principal.role === 'operator' ? principal.operatorId : null,
+          keyId: principal.keyId,
+          requestId,
+        },
+        MESSAGE,
+      );
+      deps.asyncCommits.note();
+      return body;
+    },
+  };
+}
+
+export type SearchService = ReturnType<typeof createSearchService>;
