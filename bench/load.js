@@ -17,7 +17,7 @@ function run(options, onResponseTime) {
  * so bodies and keys vary). Latencies are kept with sub-millisecond precision (autocannon's own
  * histogram rounds to whole milliseconds).
  */
-export async function measure({ baseUrl, request, connections, duration, warmup = 2, onSample }) {
+export async function measure({ baseUrl, request, connections, duration, warmup = 2, onSample, onStart }) {
   const requests = [
     typeof request === 'function'
       ? {
@@ -36,6 +36,7 @@ export async function measure({ baseUrl, request, connections, duration, warmup 
   if (warmup > 0) await run({ ...base, duration: warmup });
 
   const latencies = [];
+  onStart?.();
   const sampler = onSample ? setInterval(onSample, 250) : undefined;
   const result = await run({ ...base, duration }, (ms) => latencies.push(ms));
   if (sampler) clearInterval(sampler);

@@ -10,7 +10,7 @@ import { checkedBanks, createSearchPicker, identifierValue, Namespace, populatio
 import { IDENTIFIER_LABELS, shippedBankDirectory } from '../dist/identifiers/normalize.js';
 import { measure } from './load.js';
 import { prepareDatabase } from './seeded-database.js';
-import { startProcess } from './service.js';
+import { postgresCpuMs, startProcess } from './service.js';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const { values: flags } = parseArgs({
@@ -165,14 +165,23 @@ try {
     });
     for (const scenario of scenarios) {
       process.stderr.write(`  ${scenario.name} ...`);
+      let cpuAtStart;
+      let postgresAtStart;
       const result = await measure({
         baseUrl: service.baseUrl,
         request: scenario.request,
         ...options,
+        // CPU is counted over the measured seconds only (the warm-up ends before the first sample).
+        onStart: () => {
+          cpuAtStart = service.cpuMs();
+          postgresAtStart = engine === 'server' ? postgresCpuMs() : 0;
+        },
         onSample: () => {
           rssPeak = Math.max(rssPeak, service.rss());
         },
       });
+      result.serviceCpuMs = (service.cpuMs() - cpuAtStart) / result.completed;
+      result.postgresCpuMs = engine === 'server' ? (postgresCpuMs() - postgresAtStart) / result.completed : undefined;
       process.stderr.write(` ${Math.round(result.requestsPerSecond).toLocaleString()} req/s\n`);
       results.push({ ...scenario, result });
     }
@@ -195,7 +204,7 @@ try {
 function printTable(ceiling, before, after) {
   const ms = (v) => (Number.isFinite(v) ? v.toFixed(v < 10 ? 2 : 1) : '-');
   const mb = (bytes) => `${Math.round(bytes / 2 ** 20)} MB`;
-  const header = ['scenario', 'req/s', '% ceiling', 'p50 ms', 'p99 ms', 'p99.9 ms', 'errors', 'non-2xx'];
+  const header = ['scenario', 'req/s', '% ceiling', 'p50 ms', 'p99 ms', 'p99.9 ms', 'errors', 'non-2xx', 'CPU ms/req'];
   const rows = [
     [
       'ceiling: bare Fastify POST (mean of before/after)',
@@ -206,6 +215,7 @@ function printTable(ceiling, before, after) {
       ms((before.p999 + after.p999) / 2),
       before.errors + after.errors,
       before.non2xx + after.non2xx,
+      '',
     ],
     ...results.map(({ name, result: r }) => [
       name,
@@ -216,6 +226,9 @@ function printTable(ceiling, before, after) {
       ms(r.p999),
       r.errors,
       r.non2xx,
+      r.postgresCpuMs === undefined
+        ? r.serviceCpuMs.toFixed(2)
+        : `${r.serviceCpuMs.toFixed(2)} + ${r.postgresCpuMs.toFixed(2)} pg`,
     ]),
   ];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => String(row[i]).length)));
@@ -224,7 +237,9 @@ function printTable(ceiling, before, after) {
   console.log(`\n${line(header)}\n|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
   for (const row of rows) console.log(line(row));
   console.log(
-    `\nceiling before ${Math.round(before.requestsPerSecond)} req/s, after ${Math.round(after.requestsPerSecond)} req/s\n` +
+    '\nCPU ms/req: CPU time of the service process(es) per completed request over the measured seconds' +
+      (engine === 'server' ? ", + that of every PostgreSQL process on the machine (other clients' included)" : '') +
+      `\nceiling before ${Math.round(before.requestsPerSecond)} req/s, after ${Math.round(after.requestsPerSecond)} req/s\n` +
       `service RSS at start (seeded database, after the first request): ${mb(rssAtStart)}\n` +
       `service RSS under load (peak): ${mb(rssPeak)}\n` +
       `cold start to the first served search: ${Math.round(coldStartMs)} ms\n` +

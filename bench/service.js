@@ -38,6 +38,40 @@ function rssOf(pid) {
   }
 }
 
+const TICKS_PER_SECOND = 100;
+
+function cpuOf(pid) {
+  try {
+    // Fields after the command name (which may contain spaces): utime and stime are the 12th and 13th.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1000;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time (user + system, ms) used so far by a process and its live descendants. */
+export function treeCpuMs(pid) {
+  let total = cpuOf(pid);
+  for (const child of childrenOf(pid)) total += treeCpuMs(child);
+  return total;
+}
+
+/** CPU time (ms) of every PostgreSQL server process on this machine (the server engine's database side). */
+export function postgresCpuMs() {
+  let total = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuOf(entry);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return total;
+}
+
 /** Resident memory of a process and all its descendants (cluster workers included), in bytes. */
 export function treeRss(pid) {
   let total = rssOf(pid);
@@ -89,6 +123,7 @@ export async function startProcess({ script, env, nodeArgs = [], probe, timeoutM
     baseUrl,
     coldStartMs,
     rss: () => treeRss(child.pid),
+    cpuMs: () => treeCpuMs(child.pid),
     output: () => output,
     async stop() {
       if (exitInfo) return exitInfo;
