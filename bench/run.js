@@ -10,7 +10,7 @@ import { checkedBanks, createSearchPicker, identifierValue, Namespace, populatio
 import { IDENTIFIER_LABELS, shippedBankDirectory } from '../dist/identifiers/normalize.js';
 import { measure } from './load.js';
 import { prepareDatabase } from './seeded-database.js';
-import { postgresCpuMs, startProcess } from './service.js';
+import { postgresCpuBetween, postgresCpuMs, startProcess } from './service.js';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const { values: flags } = parseArgs({
@@ -174,14 +174,16 @@ try {
         // CPU is counted over the measured seconds only (the warm-up ends before the first sample).
         onStart: () => {
           cpuAtStart = service.cpuMs();
-          postgresAtStart = engine === 'server' ? postgresCpuMs() : 0;
+          postgresAtStart = engine === 'server' ? postgresCpuMs() : undefined;
         },
         onSample: () => {
           rssPeak = Math.max(rssPeak, service.rss());
         },
       });
       result.serviceCpuMs = (service.cpuMs() - cpuAtStart) / result.completed;
-      result.postgresCpuMs = engine === 'server' ? (postgresCpuMs() - postgresAtStart) / result.completed : undefined;
+      result.postgresCpuMs = postgresAtStart
+        ? postgresCpuBetween(postgresAtStart, postgresCpuMs()) / result.completed
+        : undefined;
       process.stderr.write(` ${Math.round(result.requestsPerSecond).toLocaleString()} req/s\n`);
       results.push({ ...scenario, result });
     }

@@ -58,17 +58,24 @@ export function treeCpuMs(pid) {
   return total;
 }
 
-/** CPU time (ms) of every PostgreSQL server process on this machine (the server engine's database side). */
+/** CPU time (ms) so far of each PostgreSQL server process on this machine (the server engine's database side). */
 export function postgresCpuMs() {
-  let total = 0;
+  const byPid = new Map();
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuOf(entry);
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') byPid.set(entry, cpuOf(entry));
     } catch {
       // Gone meanwhile.
     }
   }
+  return byPid;
+}
+
+/** CPU used between two `postgresCpuMs()` readings by the processes alive at the second (ones that exited meanwhile are lost). */
+export function postgresCpuBetween(before, after) {
+  let total = 0;
+  for (const [pid, ms] of after) total += Math.max(0, ms - (before.get(pid) ?? 0));
   return total;
 }
 
