@@ -120,7 +120,16 @@ async function measureCeiling() {
   });
   try {
     process.stderr.write('  ceiling (bare Fastify) ...');
-    const result = await measure({ baseUrl: ceiling.baseUrl, request: ceilingRequest, ...options });
+    let cpuAtStart;
+    const result = await measure({
+      baseUrl: ceiling.baseUrl,
+      request: ceilingRequest,
+      ...options,
+      onStart: () => {
+        cpuAtStart = ceiling.cpuMs();
+      },
+    });
+    result.serviceCpuMs = (ceiling.cpuMs() - cpuAtStart) / result.completed;
     process.stderr.write(` ${Math.round(result.requestsPerSecond).toLocaleString()} req/s\n`);
     return result;
   } finally {
@@ -217,7 +226,7 @@ function printTable(ceiling, before, after) {
       ms((before.p999 + after.p999) / 2),
       before.errors + after.errors,
       before.non2xx + after.non2xx,
-      '',
+      ((before.serviceCpuMs + after.serviceCpuMs) / 2).toFixed(2),
     ],
     ...results.map(({ name, result: r }) => [
       name,
