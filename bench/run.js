@@ -169,7 +169,7 @@ try {
       baseUrl: service.baseUrl,
       request: search(() => picker.mixed()),
       ...options,
-      duration: options.warmup * 3,
+      duration: flags.quick ? options.warmup : options.warmup * 3,
       warmup: 0,
     });
     for (const scenario of scenarios) {
