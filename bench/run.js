@@ -1,4 +1,4 @@
-// npm run bench [-- --identifiers N --connections C --duration S --quick --reseed --profile --only a,b]
+// npm run bench [-- --identifiers N --connections C --duration S --warmup S --quick --reseed --profile --only a,b]
 // Seeds (or reuses) a database, starts the service as production does, drives it over HTTP and prints
 // one table; each scenario is also a share of a bare-Fastify ceiling measured in the same run.
 // Embedded engine by default; DATABASE_URL=postgres://... for a PostgreSQL server. See bench/README.md.
@@ -43,7 +43,7 @@ const int = (text, fallback, name) => {
   return n;
 };
 const options = {
-  identifiers: int(flags.identifiers, flags.quick ? 20_000 : 1_000_000, 'identifiers'),
+  identifiers: int(flags.identifiers, flags.quick ? 10_000 : 1_000_000, 'identifiers'),
   connections: int(flags.connections, 50, 'connections'),
   duration: int(flags.duration, flags.quick ? 2 : 10, 'duration'),
   warmup: int(flags.warmup, flags.quick ? 1 : 3, 'warmup'),
@@ -203,7 +203,8 @@ try {
       console.error(`service exited with ${exit.code ?? exit.signal}; its last output:\n${service.output()}`);
     }
   }
-  const ceilingAfter = await measureCeiling();
+  // --quick is a smoke check: one ceiling measurement is enough.
+  const ceilingAfter = flags.quick ? ceilingBefore : await measureCeiling();
   const ceiling = (ceilingBefore.requestsPerSecond + ceilingAfter.requestsPerSecond) / 2;
   printTable(ceiling, ceilingBefore, ceilingAfter);
   if (flags.profile)
