@@ -3,16 +3,19 @@ import type { Database } from '../../db/schema.js';
 import { principalOf } from '../../http/auth.js';
 import type { RoutesPlugin } from '../../http/types.js';
 import type { SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
+import type { ReportAttachments } from '../uploads/attachments.js';
 import { searchReports } from './search.repository.js';
 import { SearchBody, SearchResponse } from './search.schemas.js';
+import { withSignedAttachments } from './search-attachments.js';
 
 const MESSAGE = 'Reports fetched successfully';
 
 /** Search, at the interface's path and under the versioned prefix. */
-export const searchRoutes: RoutesPlugin<{ db: Kysely<Database>; identifiers: SealedIdentifiers }> = async (
-  app,
-  { db, identifiers },
-) => {
+export const searchRoutes: RoutesPlugin<{
+  db: Kysely<Database>;
+  identifiers: SealedIdentifiers;
+  attachments: Pick<ReportAttachments, 'links'>;
+}> = async (app, { db, identifiers, attachments }) => {
   for (const url of ['/reports/search', '/api/v1/external/reports/search']) {
     app.post(
       url,
@@ -30,7 +33,7 @@ export const searchRoutes: RoutesPlugin<{ db: Kysely<Database>; identifiers: Sea
       async (request, reply) => {
         const principal = principalOf(request);
         const key = identifiers.searchKey(request.body.identifier, request.body.value);
-        const body = await searchReports(
+        const { body, hasAttachments } = await searchReports(
           db,
           key,
           {
@@ -42,8 +45,10 @@ export const searchRoutes: RoutesPlugin<{ db: Kysely<Database>; identifiers: Sea
           MESSAGE,
         );
         // PostgreSQL built the envelope as JSON text (shape tested against SearchResponse); Fastify
-        // sends a string as it is, so Node neither parses the rows nor serialises them again.
-        return reply.type('application/json; charset=utf-8').send(body as never);
+        // sends a string as it is, so Node neither parses the rows nor serialises them again —
+        // unless a report has attachments, whose links can only be signed here.
+        const text = hasAttachments ? withSignedAttachments(body, attachments.links) : body;
+        return reply.type('application/json; charset=utf-8').send(text as never);
       },
     );
   }

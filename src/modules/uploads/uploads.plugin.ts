@@ -61,7 +61,7 @@ export async function registerUploads(
 
   return {
     service,
-    companyAttachments: createReportAttachments({ urls, origin: 'external' }),
-    publicAttachments: createReportAttachments({ urls, origin: 'public' }),
+    companyAttachments: createReportAttachments({ db, urls, origin: 'external' }),
+    publicAttachments: createReportAttachments({ db, urls, origin: 'public' }),
   };
 }

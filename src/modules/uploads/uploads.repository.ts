@@ -23,15 +23,17 @@ export function findUpload(db: Db, id: string, companyId?: string): Promise<Uplo
   return query.executeTakeFirst();
 }
 
-/** The uploads a report wants to attach, locked until its transaction ends (two reports cannot both claim one). */
-export function lockUploads(trx: Transaction<Database>, ids: readonly string[]) {
+/**
+ * Who owns the uploads and what holds them. With `lock` (inside the attaching transaction) the rows
+ * stay locked until it ends, so two reports cannot both claim one.
+ */
+export function findUploadOwners(db: Db, ids: readonly string[], lock = false) {
   if (ids.length === 0) return Promise.resolve([]);
-  return trx
+  const query = db
     .selectFrom('uploads')
     .select(['id', 'company_id', 'record_id'])
-    .where('id', 'in', [...ids])
-    .forUpdate()
-    .execute();
+    .where('id', 'in', [...ids]);
+  return (lock ? query.forUpdate() : query).execute();
 }
 
 /** Attaches the uploads to a record and detaches the ones it held before that are no longer listed. */
