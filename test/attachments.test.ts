@@ -110,7 +110,9 @@ describe('attachments on create', () => {
     ]);
     expect(results.map((r) => r.statusCode).sort()).toEqual([201, 400]);
     const refused = results.find((r) => r.statusCode === 400);
-    expect(refused?.json().data.errors).toEqual([{ field: 'attachments/0', message: expect.stringContaining('already attached') }]);
+    expect(refused?.json().data.errors).toEqual([
+      { field: 'attachments/0', message: expect.stringContaining('already attached') },
+    ]);
   });
 
   it('replays an idempotent create with freshly signed links', async () => {
