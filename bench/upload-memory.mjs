@@ -1,6 +1,8 @@
 // Memory of the server while it receives ten 5 MiB uploads at once (issue 6). The server runs as
-// its own process (dist/server.js); this script samples its RSS from /proc and its V8 heap from
-// /metrics before, during and after, and sends the files over HTTP on the loopback interface.
+// its own process (dist/server.js); this script sends the files over HTTP on the loopback interface
+// and reads the server's memory before, during and after: RSS and its peak (VmHWM, reset before each
+// round through /proc/<pid>/clear_refs) from /proc, and from /metrics the V8 heap and the memory
+// outside it (`external`: Buffers, where file bytes live).
 //   npm run build && node bench/upload-memory.mjs                      (embedded engine, temp data dir)
 //   DATABASE_URL=postgres://... node bench/upload-memory.mjs           (PostgreSQL server, own schema)
 // BENCH_FILES (10) and BENCH_FILE_BYTES (5242880) change the load; BENCH_ROUNDS (2) repeats it.
@@ -14,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 
 const FILES = Number(process.env.BENCH_FILES ?? 10);
 const FILE_BYTES = Number(process.env.BENCH_FILE_BYTES ?? 5 * 1024 * 1024);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'redflag-upload-bench-'));
 const port = await freePort();
@@ -48,16 +50,19 @@ try {
   // One small upload first, so lazily loaded code (multipart, the upload statements) is in place.
   await upload(apiKey, files[0].subarray(0, 1024));
   await sleep(1000);
-  const before = await sample();
-  console.log(`before:  rss ${mib(before.rss)}  heapUsed ${mib(before.heapUsed)}  (VmHWM so far ${mib(before.hwm)})`);
   for (let round = 1; round <= ROUNDS; round++) {
-    const peak = { rss: 0, heapUsed: 0 };
+    const before = await sample();
+    const hwmReset = resetPeak();
+    console.log(
+      `round ${round} before: rss ${mib(before.rss)}, heapUsed ${mib(before.heapUsed)}, external ${mib(before.external)}` +
+        (hwmReset ? '' : ' (VmHWM could not be reset: peak rss is the sampled one)'),
+    );
+    const peak = { rss: 0, heapUsed: 0, external: 0 };
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
         const s = await sample();
-        peak.rss = Math.max(peak.rss, s.rss);
-        peak.heapUsed = Math.max(peak.heapUsed, s.heapUsed);
+        for (const k of Object.keys(peak)) peak[k] = Math.max(peak[k], s[k]);
         await sleep(20);
       }
     })();
@@ -67,12 +72,14 @@ try {
     sampling = false;
     await sampler;
     const statuses = results.map((r) => r.status);
+    const during = await sample();
+    const peakRss = hwmReset ? during.hwm : peak.rss;
     await sleep(1500);
     const after = await sample();
     console.log(
-      `round ${round}: statuses ${[...new Set(statuses)].join(',')} (${statuses.length}); ${Math.round(elapsed)} ms for ${mib(FILES * FILE_BYTES)}; ` +
-        `peak rss ${mib(peak.rss)} (+${mib(peak.rss - before.rss)}), peak heapUsed ${mib(peak.heapUsed)} (+${mib(peak.heapUsed - before.heapUsed)}); ` +
-        `VmHWM ${mib(after.hwm)}; 1.5 s later rss ${mib(after.rss)} heapUsed ${mib(after.heapUsed)}`,
+      `round ${round}: ${statuses.filter((s) => s === 201).length}/${statuses.length} answered 201 in ${Math.round(elapsed)} ms (${mib(FILES * FILE_BYTES)}); ` +
+        `peak rss ${mib(peakRss)} (${signed(peakRss - before.rss)}), peak heapUsed ${mib(peak.heapUsed)} (${signed(peak.heapUsed - before.heapUsed)}), ` +
+        `peak external ${mib(peak.external)} (${signed(peak.external - before.external)}); 1.5 s later rss ${mib(after.rss)}, external ${mib(after.external)}`,
     );
   }
 } finally {
@@ -90,13 +97,28 @@ async function upload(apiKey, bytes) {
   return res;
 }
 
-/** RSS and its high-water mark from /proc (no request needed), the V8 heap from /metrics. */
+/** RSS and its high-water mark from /proc (no request needed), the V8 heap and external memory from /metrics. */
 async function sample() {
   const status = fs.readFileSync(`/proc/${server.pid}/status`, 'utf8');
   const kib = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
   const metrics = await (await fetch(`${base}/metrics`)).text();
-  const heapUsed = Number(/^nodejs_heap_size_used_bytes (\d+(?:\.\d+)?)/m.exec(metrics)?.[1] ?? 0);
-  return { rss: kib('VmRSS'), hwm: kib('VmHWM'), heapUsed };
+  const metric = (name) => Number(new RegExp(`^${name} (\\d+(?:\\.\\d+)?)`, 'm').exec(metrics)?.[1] ?? 0);
+  return {
+    rss: kib('VmRSS'),
+    hwm: kib('VmHWM'),
+    heapUsed: metric('nodejs_heap_size_used_bytes'),
+    external: metric('nodejs_external_memory_bytes'),
+  };
+}
+
+/** Linux resets a process's VmHWM to its current RSS when 5 is written to clear_refs. */
+function resetPeak() {
+  try {
+    fs.writeFileSync(`/proc/${server.pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function companyKey() {
@@ -135,6 +157,10 @@ function freePort() {
 
 function sleep(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function signed(bytes) {
+  return `${bytes >= 0 ? '+' : ''}${mib(bytes)}`;
 }
 
 function mib(bytes) {

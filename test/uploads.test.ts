@@ -88,9 +88,24 @@ describe('POST /api/v1/external/uploads', () => {
       bytes.write('%PDF-1.7\n', 0, 'latin1');
       return bytes;
     };
-    const fits = await uploadFile(t, company.apiKey, pdf(MIB5), { filename: 'big.pdf' });
+    const big = pdf(MIB5);
+    big.write('the end', MIB5 - 7, 'latin1');
+    const fits = await uploadFile(t, company.apiKey, big, { filename: 'big.pdf' });
     expect(fits.statusCode).toBe(201);
-    expect(fits.json().data.size).toBe(5_242_880);
+    expect(fits.json().data).toMatchObject({ size: 5_242_880, sha256: sha256(big) });
+    // Stored in 1 MiB slices, served whole.
+    const slices = await t.database.db
+      .selectFrom('upload_blobs')
+      .innerJoin('uploads', 'uploads.storage_key', 'upload_blobs.key')
+      .select('upload_blobs.seq')
+      .where('uploads.id', '=', fits.json().data.id)
+      .orderBy('upload_blobs.seq')
+      .execute();
+    expect(slices.map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
+    const detail = await t.app.inject({ method: 'GET', url: pathOf(fits.json().data.url), headers: key(company.apiKey) });
+    const downloaded = await t.app.inject({ method: 'GET', url: pathOf(detail.json().data.downloadUrl) });
+    expect(downloaded.rawPayload.equals(big)).toBe(true);
+
     const over = await uploadFile(t, company.apiKey, pdf(MIB5 + 1), { filename: 'bigger.pdf' });
     expect(over.statusCode).toBe(413);
     expect(over.json().data.code).toBe('PAYLOAD_TOO_LARGE');

@@ -131,6 +131,8 @@ export interface UploadsTable {
 /** The database blob store's bytes (src/modules/uploads/storage). */
 export interface UploadBlobsTable {
   key: string;
+  /** Slice number: a file is stored in slices, in order. */
+  seq: number;
   data: Buffer;
   created_at: Generated<Date>;
 }

@@ -48,11 +48,15 @@ export async function up(db: Kysely<any>): Promise<void> {
     .where(sql.ref('record_id'), 'is not', null)
     .execute();
 
+  // A file's bytes in slices (1 MiB each), so no statement carries a whole file: the driver copies
+  // each parameter into its wire message, and a slice bounds that copy.
   await db.schema
     .createTable('upload_blobs')
-    .addColumn('key', 'text', (col) => col.primaryKey())
+    .addColumn('key', 'text', (col) => col.notNull())
+    .addColumn('seq', 'integer', (col) => col.notNull())
     .addColumn('data', 'bytea', (col) => col.notNull())
     .addColumn('created_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
+    .addPrimaryKeyConstraint('upload_blobs_pk', ['key', 'seq'])
     .execute();
   // The bytes are already compressed (PDF streams, PNG, JPEG, WebP): TOAST compression would only cost CPU.
   await sql`alter table upload_blobs alter column data set storage external`.execute(db);
