@@ -14,8 +14,11 @@ import type { ReceivedFile, UploadsService } from './uploads.service.js';
 
 /** Room for the multipart framing around the file (boundaries, part headers). */
 const MULTIPART_OVERHEAD = 16 * 1024;
-/** A client still sending this far past the limit, after its 413, is cut off rather than read to the end. */
-const DISCARD_ALLOWANCE = 1024 * 1024;
+/**
+ * After a 413 the rest of the body is read and dropped (nothing is kept), so the client, still
+ * sending, reads a clean answer and the connection stays usable; past this much more, it is cut off.
+ */
+const DISCARD_ALLOWANCE = 16 * 1024 * 1024;
 const HOUR_MS = 60 * 60 * 1000;
 /** Downloads are public (the signature is the permission) and heavy, so each address has a ceiling. */
 const DOWNLOADS_PER_MINUTE = 120;
@@ -43,13 +46,15 @@ export const uploadsRoutes: RoutesPlugin<UploadsRoutesDeps> = async (app, deps) 
     }
     const declared = Number(request.headers['content-length']);
     const lengthHint = Number.isSafeInteger(declared) && declared > 0 ? declared : undefined;
+    const cutOff = maxBytes + MULTIPART_OVERHEAD + DISCARD_ALLOWANCE;
     if (lengthHint !== undefined && lengthHint > maxBytes + MULTIPART_OVERHEAD) {
-      reply.header('connection', 'close');
-      throw new AppError('PAYLOAD_TOO_LARGE', `The file is larger than ${maxBytes} bytes`);
+      // Declared too large: answered before reading; Node drops the body, unless it is not worth reading.
+      if (lengthHint > cutOff) reply.header('connection', 'close');
+      throw uploads.tooLarge();
     }
     // One part only, and busboy hands over at most maxBytes + 1 bytes of it: enough to know it is too large.
     const parts = request.parts({ limits: { fileSize: maxBytes + 1, files: 1, fields: 0, parts: 1 } });
-    const stopCounting = cutOffAfter(request, maxBytes + MULTIPART_OVERHEAD + DISCARD_ALLOWANCE);
+    const stopCounting = cutOffAfter(request, cutOff);
     let file: ReceivedFile | undefined;
     try {
       for await (const part of parts) {
@@ -62,7 +67,6 @@ export const uploadsRoutes: RoutesPlugin<UploadsRoutesDeps> = async (app, deps) 
       // Whatever is left of the body is read and dropped, so the connection stays usable.
       request.raw.unpipe();
       request.raw.resume();
-      if (error instanceof AppError && error.code === 'PAYLOAD_TOO_LARGE') reply.header('connection', 'close');
       throw multipartError(error);
     } finally {
       stopCounting();

@@ -47,6 +47,9 @@ export function createUploadsService(deps: { db: Kysely<Database>; store: BlobSt
   }
 
   return {
+    /** The 413 for a file over the limit, however it was noticed. */
+    tooLarge,
+
     /**
      * Reads a file as it streams in: hashes and counts each chunk and copies it into one buffer
      * (sized from `lengthHint`, the request's Content-Length, when known). Its type is decided by
