@@ -49,15 +49,10 @@ program
   .option('--down', 'revert the latest migration instead')
   .option('--json', 'machine-readable output')
   .action(async (options: { down?: boolean; json?: boolean }) => {
-    const { openDatabase } = await import('./db/database.js');
+    const { databaseOptions, openDatabase } = await import('./db/database.js');
     const { migrateDown, migrateToLatest } = await import('./db/migrate.js');
     const config = loadConfig();
-    const database = await openDatabase({
-      databaseUrl: config.databaseUrl,
-      databaseSchema: config.databaseSchema,
-      dataDir: config.dataDir,
-      poolSize: 1,
-    });
+    const database = await openDatabase(databaseOptions(config, 1));
     try {
       const result = options.down ? await migrateDown(database.db) : await migrateToLatest(database.db);
       const names = 'applied' in result ? result.applied : result.reverted;

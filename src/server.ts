@@ -5,7 +5,7 @@ import { buildApp } from './app.js';
 import { type Config, loadConfig } from './config.js';
 import { loadCrypto } from './crypto/load-crypto.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
-import { type DatabaseHandle, type DatabaseOptions, openDatabase } from './db/database.js';
+import { type DatabaseHandle, type DatabaseOptions, databaseOptions, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { runAdminCommand } from './modules/admin/admin.commands.js';
 import { startControlSocket } from './modules/admin/control-socket.js';
@@ -28,12 +28,7 @@ async function openWhenFree(options: DatabaseOptions): Promise<DatabaseHandle> {
 /** Opens the database, migrates it, listens; on SIGTERM/SIGINT stops accepting, drains, closes. */
 export async function serve(config: Config = loadConfig()): Promise<void> {
   const startedAt = performance.now();
-  const database = await openWhenFree({
-    databaseUrl: config.databaseUrl,
-    databaseSchema: config.databaseSchema,
-    dataDir: config.dataDir,
-    poolSize: config.databasePoolSize,
-  });
+  const database = await openWhenFree(databaseOptions(config, config.databasePoolSize));
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   let control: { close(): Promise<void> } | undefined;
   try {

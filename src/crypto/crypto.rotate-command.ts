@@ -1,7 +1,7 @@
 import cliProgress from 'cli-progress';
 import { loadConfig } from '../config.js';
 import { DataDirLockedError } from '../db/data-dir-lock.js';
-import { openDatabase } from '../db/database.js';
+import { databaseOptions, openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { loadCrypto } from './load-crypto.js';
 import { type RotationSummary, rotateKeys } from './rotation.js';
@@ -15,12 +15,7 @@ export async function rotate(
   const config = loadConfig();
   let database: Awaited<ReturnType<typeof openDatabase>>;
   try {
-    database = await openDatabase({
-      databaseUrl: config.databaseUrl,
-      databaseSchema: config.databaseSchema,
-      dataDir: config.dataDir,
-      poolSize: 2,
-    });
+    database = await openDatabase(databaseOptions(config, 2));
   } catch (error) {
     if (!(error instanceof DataDirLockedError)) throw error;
     // Re-encrypting through a running server's socket would hold its only connection for minutes.

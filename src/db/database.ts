@@ -2,6 +2,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import type { Config } from '../config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { openPglite } from './embedded.js';
 import { preparingPool } from './prepared-pool.js';
@@ -35,6 +36,14 @@ const types = {
     return pg.types.getTypeParser(oid, format);
   },
 };
+
+/** The database the configuration names, with `poolSize` connections to a server. */
+export function databaseOptions(
+  config: Pick<Config, 'databaseUrl' | 'databaseSchema' | 'dataDir'>,
+  poolSize: number,
+): DatabaseOptions {
+  return { databaseUrl: config.databaseUrl, databaseSchema: config.databaseSchema, dataDir: config.dataDir, poolSize };
+}
 
 /** One code path for both engines: Kysely → node-postgres → a server socket or PGlite in process. */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {

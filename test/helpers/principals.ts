@@ -12,11 +12,9 @@ export async function createOperator(t: TestApp, name = unique('Operator')) {
 
 /** A company of this test's own, with its first key. */
 export async function createCompany(t: TestApp, options: { businessName?: string; rateLimitPerMinute?: number } = {}) {
-  const r = await t.app.admin.companies.create({
-    businessName: options.businessName ?? unique('Test Company'),
-    rateLimitPerMinute: options.rateLimitPerMinute,
-  });
-  return { companyId: r.company.id, keyId: r.key.id, apiKey: r.apiKey };
+  const businessName = options.businessName ?? unique('Test Company');
+  const r = await t.app.admin.companies.create({ businessName, rateLimitPerMinute: options.rateLimitPerMinute });
+  return { companyId: r.company.id, keyId: r.key.id, apiKey: r.apiKey, businessName };
 }
 
 /**

@@ -12,7 +12,8 @@ export interface TestApp {
   config: Config;
   /** Every log line the app wrote, as text. */
   logLines: string[];
-  close(): Promise<void>;
+  /** Stops the app, then its database; `keepFiles` leaves the embedded data directory for inspection. */
+  close(options?: { keepFiles?: boolean }): Promise<void>;
 }
 
 export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Config {
@@ -46,9 +47,9 @@ export async function buildTestApp(
     database,
     config,
     logLines,
-    async close() {
+    async close(options) {
       await app.close();
-      await database.close();
+      await database.close(options);
     },
   };
 }

@@ -14,6 +14,8 @@ export interface TestDatabase extends DatabaseHandle {
   dataDir: string;
   /** The server schema this file works in. */
   schema: string | undefined;
+  /** Closes the database; its files are removed unless `keepFiles` (a test that inspects them removes them). */
+  close(options?: { keepFiles?: boolean }): Promise<void>;
 }
 
 /** A fresh, migrated database for one test file: a copy of the template, or a new server schema. */
@@ -27,9 +29,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     ...handle,
     dataDir,
     schema,
-    async close() {
+    async close(options) {
       await handle.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (!options?.keepFiles) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Config } from '../../config.js';
-import { openDatabase } from '../../db/database.js';
+import { databaseOptions, openDatabase } from '../../db/database.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { openRedisLink } from '../../redis/redis-link.js';
 import { createKeyEvents } from '../keys/key-events.js';
@@ -7,12 +7,7 @@ import { type AdminCommandName, createAdminServices, runAdminCommand } from './a
 
 /** The CLI's own database session: open, migrate, run one command, close. */
 export async function runInProcess(config: Config, name: AdminCommandName, args: object): Promise<unknown> {
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    databaseSchema: config.databaseSchema,
-    dataDir: config.dataDir,
-    poolSize: 1,
-  });
+  const database = await openDatabase(databaseOptions(config, 1));
   try {
     await migrateToLatest(database.db);
     // Running servers learn about a revocation at once through Redis; without it, within 5 s anyway.

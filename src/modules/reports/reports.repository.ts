@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { Database, ReportIdentifiersTable, ReportsTable } from '../../db/schema.js';
 import type { FraudType, ListingStatus, ReportStatus } from './report-values.js';
 
@@ -7,17 +7,7 @@ type Db = Kysely<Database> | Transaction<Database>;
 export type ReportRow = Selectable<ReportsTable> & { business_name: string };
 export type IdentifierRow = Pick<Selectable<ReportIdentifiersTable>, 'id' | 'report_id' | 'position' | 'label' | 'value_token'>;
 
-export interface NewIdentifier {
-  id: string;
-  report_id: string;
-  company_id: string;
-  position: number;
-  label: string;
-  value_token: string;
-  blind_index: Buffer;
-  nuban_index: Buffer | null;
-  index_version: number;
-}
+export type NewIdentifier = Insertable<ReportIdentifiersTable>;
 
 const reportColumns = [
   'reports.id',

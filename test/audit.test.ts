@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { digits } from './helpers/identifiers.js';
+import { createCompany, createOperator, key } from './helpers/principals.js';
+import { createReport, search } from './helpers/reports.js';
+import { buildTestApp, type TestApp } from './helpers/test-app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await buildTestApp();
+});
+afterAll(() => t.close());
+
+const audit = (apiKey: string, query = '') =>
+  t.app.inject({ method: 'GET', url: `/api/v1/external/audit${query}`, headers: key(apiKey) });
+
+describe('GET /api/v1/external/audit', () => {
+  it("pages through the company's own trail, newest first, without clear values", async () => {
+    const a = await createCompany(t);
+    const b = await createCompany(t);
+    const bvn = `22${digits(9)}`;
+    const report = await createReport(t, a.apiKey, { identifiers: [{ label: 'bvn', value: bvn }] });
+    await search(t, a.apiKey, 'bvn', bvn);
+    await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/external/reports/submissions/${report.id}/decode`,
+      headers: key(a.apiKey),
+    });
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/external/reports/submissions/${report.id}/exit`,
+      headers: key(a.apiKey),
+      payload: { reason: 'Cleared by the compliance team.' },
+    });
+    await search(t, b.apiKey, 'bvn', bvn);
+
+    const res = await audit(a.apiKey);
+    expect(res.statusCode).toBe(200);
+    const { data, meta } = res.json().data;
+    expect(meta).toEqual({ total: 4, page: 1, limit: 20 });
+    expect(data.map((e: { action: string }) => e.action)).toEqual(['exit', 'decode', 'search', 'create']);
+    const searchEvent = data[2];
+    expect(searchEvent).toMatchObject({ keyId: a.keyId, label: 'bvn', resultCount: 1, reportId: null });
+    expect(searchEvent.blindIndex).toMatch(/^[0-9a-f]{64}$/);
+    expect(searchEvent.requestId).toBeTruthy();
+    expect(data[0]).toMatchObject({ action: 'exit', reportId: report.id, label: null, blindIndex: null });
+    expect(res.body).not.toContain(bvn);
+
+    // The other company's search of the same value has the same blind index, in its own trail only.
+    const theirs = (await audit(b.apiKey)).json().data;
+    expect(theirs.meta.total).toBe(1);
+    expect(theirs.data[0].blindIndex).toBe(searchEvent.blindIndex);
+
+    const page = (await audit(a.apiKey, '?limit=1&page=2&action=decode')).json().data;
+    expect(page).toEqual({ data: [], meta: { total: 1, page: 2, limit: 1 } });
+    expect((await audit(a.apiKey, '?action=search')).json().data.data).toHaveLength(1);
+  });
+
+  it('needs a company key and a limit of at most 100', async () => {
+    const operator = await createOperator(t);
+    expect((await audit(operator.apiKey)).statusCode).toBe(403);
+    const company = await createCompany(t);
+    expect((await audit(company.apiKey, '?limit=101')).statusCode).toBe(400);
+  });
+});
