@@ -114,7 +114,7 @@ export function createUploadsService(deps: { db: Kysely<Database>; store: BlobSt
 
     /** The file behind a download link whose signature the caller has checked. */
     async open(id: string): Promise<{ contentType: string; fileName: string; bytes: Buffer }> {
-      const row = await repo.findUpload(db, id);
+      const row = isUuid(id) ? await repo.findUpload(db, id) : undefined;
       const bytes = row ? await store.get(row.storage_key) : undefined;
       if (!row || !bytes) throw AppError.notFound('File not found');
       return { contentType: row.content_type, fileName: row.storage_key, bytes };
