@@ -20,7 +20,9 @@ import { healthRoutes, type ReadinessCheck } from './modules/health/health.route
 import { createKeyEvents } from './modules/keys/key-events.js';
 import { createKeyAuthenticator } from './modules/keys/keys.authenticator.js';
 import { keyRoutes } from './modules/keys/keys.routes.js';
+import { registerPublicReports } from './modules/public-reports/public-reports.plugin.js';
 import { registerReports } from './modules/reports/reports.plugin.js';
+import { registerUploads } from './modules/uploads/uploads.plugin.js';
 import { openRedisLink, type RedisLink } from './redis/redis-link.js';
 
 declare module 'fastify' {
@@ -123,7 +125,14 @@ export async function buildApp({ config, database, crypto, logStream }: AppOptio
   await app.register(bankRoutes, { db });
   await app.register(companyAdminRoutes, { companies: admin.companies });
   await app.register(keyRoutes, { keys: admin.keys });
-  await registerReports(app, { db, crypto });
+  const uploads = await registerUploads(app, { db, crypto, config });
+  await registerReports(app, { db, crypto, attachments: uploads.companyAttachments });
+  await registerPublicReports(app, {
+    db,
+    crypto,
+    attachments: uploads.publicAttachments,
+    reportsPerHour: config.publicReportsPerHour,
+  });
 
   return app;
 }

@@ -31,6 +31,14 @@ export interface Config {
   keyLastUsedFlushMs: number;
   /** Where a server on the embedded engine accepts administration commands: `<dataDir>/redflag.sock`. */
   controlSocketPath: string;
+  /** Largest evidence file accepted, in bytes (larger is 413). */
+  uploadMaxBytes: number;
+  /** How long a signed attachment download URL stays valid. */
+  attachmentUrlTtlSeconds: number;
+  /** Public reports a client address may file in an hour. */
+  publicReportsPerHour: number;
+  /** Public evidence uploads a client address may send in an hour. */
+  publicUploadsPerHour: number;
 }
 
 export class ConfigError extends Error {}
@@ -92,5 +100,9 @@ export function loadConfig(env: Env = process.env): Config {
     redisPrefix,
     keyLastUsedFlushMs: integer(env, 'REDFLAG_KEY_LAST_USED_FLUSH_MS', 5_000, 100, 300_000),
     controlSocketPath: path.join(dataDir, 'redflag.sock'),
+    uploadMaxBytes: integer(env, 'REDFLAG_UPLOAD_MAX_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+    attachmentUrlTtlSeconds: integer(env, 'REDFLAG_ATTACHMENT_URL_TTL_SECONDS', 15 * 60, 10, 7 * 24 * 3600),
+    publicReportsPerHour: integer(env, 'REDFLAG_PUBLIC_REPORTS_PER_HOUR', 10, 1, 1_000_000),
+    publicUploadsPerHour: integer(env, 'REDFLAG_PUBLIC_UPLOADS_PER_HOUR', 6, 1, 1_000_000),
   };
 }

@@ -50,6 +50,30 @@ describe('configuration', () => {
     expect(loadConfig({})).toMatchObject({ rateLimitPerMinute: 600, redisPrefix: 'redflag:', keyLastUsedFlushMs: 5000 });
   });
 
+  it('limits uploads to 5 MiB, signs download links for 15 minutes and limits public intake per address', () => {
+    expect(loadConfig({})).toMatchObject({
+      uploadMaxBytes: 5_242_880,
+      attachmentUrlTtlSeconds: 900,
+      publicReportsPerHour: 10,
+      publicUploadsPerHour: 6,
+    });
+    expect(
+      loadConfig({
+        REDFLAG_UPLOAD_MAX_BYTES: '1048576',
+        REDFLAG_ATTACHMENT_URL_TTL_SECONDS: '300',
+        REDFLAG_PUBLIC_REPORTS_PER_HOUR: '20',
+        REDFLAG_PUBLIC_UPLOADS_PER_HOUR: '4',
+      }),
+    ).toMatchObject({
+      uploadMaxBytes: 1_048_576,
+      attachmentUrlTtlSeconds: 300,
+      publicReportsPerHour: 20,
+      publicUploadsPerHour: 4,
+    });
+    expect(() => loadConfig({ REDFLAG_UPLOAD_MAX_BYTES: '10' })).toThrow(/REDFLAG_UPLOAD_MAX_BYTES/);
+    expect(() => loadConfig({ REDFLAG_ATTACHMENT_URL_TTL_SECONDS: '0' })).toThrow(/REDFLAG_ATTACHMENT_URL_TTL_SECONDS/);
+  });
+
   it('refuses values it cannot use, naming the variable', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(ConfigError);
     expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT must be an integer/);

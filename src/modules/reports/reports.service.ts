@@ -4,6 +4,7 @@ import type { Database, ReportsTable } from '../../db/schema.js';
 import { AppError, type FieldError } from '../../http/errors.js';
 import type { IdentifierInput, SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import { recordAudit } from '../audit/audit.repository.js';
+import type { ReportAttachments } from '../uploads/attachments.js';
 import { abandonIdempotent, completeIdempotent, hashRequest, type ResponseSealer, startIdempotent } from './idempotency.js';
 import { type FraudType, REPORT_LIMITS, type ReportStatus } from './report-values.js';
 import * as repo from './reports.repository.js';
@@ -38,7 +39,7 @@ function reportIdFrom(id: string): string {
 /** Counted in code points, as a person counts characters (and as JSON Schema's minLength does). */
 const length = (text: string) => [...text].length;
 
-function checkFraudReason(reason: string | undefined, errors: FieldError[]): string | undefined {
+export function checkFraudReason(reason: string | undefined, errors: FieldError[]): string | undefined {
   if (reason === undefined) return undefined;
   const trimmed = reason.trim();
   const n = length(trimmed);
@@ -56,8 +57,8 @@ export function createReportsService(deps: {
   identifiers: SealedIdentifiers;
   /** Seals stored idempotent responses (the keyring). */
   responses: ResponseSealer;
-  /** Checks attachment URLs; until uploads exist every attachment is refused. */
-  attachments: { resolve(urls: string[], companyId: string): Promise<string[]> };
+  /** Upload URLs in, upload ids stored, signed download links out. */
+  attachments: ReportAttachments;
 }) {
   const { db, identifiers } = deps;
 
@@ -76,8 +77,9 @@ export function createReportsService(deps: {
     const fraudReason = checkFraudReason(input.fraudReason, errors) as string;
     const reportId = randomUUID();
     const sealed = identifiers.seal(input.identifiers, { companyId: actor.companyId, recordId: reportId }, errors);
+    const owner = { companyId: actor.companyId, recordId: reportId };
+    const attachments = await deps.attachments.resolve(input.attachments ?? [], owner, errors);
     if (errors.length > 0) throw AppError.validation(errors);
-    const attachments = await deps.attachments.resolve(input.attachments ?? [], actor.companyId);
 
     return db.transaction().execute(async (trx) => {
       const row = await repo.insertReport(trx, {
@@ -94,6 +96,7 @@ export function createReportsService(deps: {
         trx,
         sealed.map((s, position) => ({ ...s.row, report_id: reportId, position })),
       );
+      if (attachments.length > 0) await deps.attachments.attach(trx, owner, attachments);
       await recordAudit(trx, { ...actor, action: 'create', reportId });
       const created: CreatedReportView = {
         id: row.id,
@@ -106,6 +109,7 @@ export function createReportsService(deps: {
         updatedAt: row.updated_at.toISOString(),
         createdAt: row.created_at.toISOString(),
         identifiers: sealed.map((s) => ({ label: s.label, value: s.value })),
+        attachments: row.attachments,
         reportedBy: actor.businessName,
       };
       if (idempotency) await completeIdempotent(trx, idempotency, 201, created, deps.responses);
@@ -123,12 +127,17 @@ export function createReportsService(deps: {
       input: CreateReportInput,
       idempotencyKey?: string,
     ): Promise<{ replayed: boolean; report: CreatedReportView }> {
-      if (idempotencyKey === undefined) return { replayed: false, report: await createReport(actor, input) };
+      // Upload ids are stored (and replayed); the links are signed afresh for each response.
+      const withLinks = (report: CreatedReportView) => ({
+        ...report,
+        attachments: deps.attachments.links(report.attachments ?? []),
+      });
+      if (idempotencyKey === undefined) return { replayed: false, report: withLinks(await createReport(actor, input)) };
       const scope = { companyId: actor.companyId, key: idempotencyKey, requestHash: hashRequest(input) };
       const start = await startIdempotent(db, scope, deps.responses);
-      if (start.kind === 'replay') return { replayed: true, report: start.body as CreatedReportView };
+      if (start.kind === 'replay') return { replayed: true, report: withLinks(start.body as CreatedReportView) };
       try {
-        return { replayed: false, report: await createReport(actor, input, { ...scope, rowId: start.rowId }) };
+        return { replayed: false, report: withLinks(await createReport(actor, input, { ...scope, rowId: start.rowId })) };
       } catch (error) {
         await abandonIdempotent(db, scope);
         throw error;
@@ -145,12 +154,14 @@ export function createReportsService(deps: {
       const sealed = input.identifiers
         ? identifiers.seal(input.identifiers, { companyId: actor.companyId, recordId: reportId }, errors)
         : undefined;
+      const owner = { companyId: actor.companyId, recordId: reportId };
+      const attachments = input.attachments ? await deps.attachments.resolve(input.attachments, owner, errors) : undefined;
       if (errors.length > 0) throw AppError.validation(errors);
-      const attachments = input.attachments ? await deps.attachments.resolve(input.attachments, actor.companyId) : undefined;
       return db.transaction().execute(async (trx) => {
         const report = await requireOwn(reportId, actor.companyId, true, trx);
         if (report.status !== 'draft')
           throw new AppError('INVALID_STATE', 'Only a draft can be edited; this report is published');
+        if (attachments) await deps.attachments.attach(trx, owner, attachments);
         await repo.updateReport(trx, report.id, {
           ...(input.fraudType !== undefined ? { fraud_type: input.fraudType } : {}),
           ...(fraudReason !== undefined ? { fraud_reason: fraudReason } : {}),
@@ -215,5 +226,7 @@ export interface CreatedReportView {
   updatedAt: string;
   createdAt: string;
   identifiers: Array<{ label: string; value: string }>;
+  /** Upload ids as stored; `create` turns them into signed links. */
+  attachments: string[];
   reportedBy: string;
 }

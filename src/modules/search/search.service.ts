@@ -4,18 +4,24 @@ import type { Principal } from '../../http/auth.js';
 import { AppError } from '../../http/errors.js';
 import type { IdentifierLabel } from '../../identifiers/normalize.js';
 import type { SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
+import type { ReportAttachments } from '../uploads/attachments.js';
 import { searchReports } from './search.repository.js';
+import { withSignedAttachments } from './search-attachments.js';
 
 const MESSAGE = 'Reports fetched successfully';
 
 /** Search by one identifier: normalised exactly as on create, looked up through its blind index, audited. */
-export function createSearchService(deps: { db: Kysely<Database>; identifiers: SealedIdentifiers }) {
+export function createSearchService(deps: {
+  db: Kysely<Database>;
+  identifiers: SealedIdentifiers;
+  attachments: Pick<ReportAttachments, 'links'>;
+}) {
   return {
     /** The whole response envelope as JSON text (built by PostgreSQL, see search.repository.ts). */
     async search(principal: Principal, requestId: string, label: IdentifierLabel, value: string): Promise<string> {
       const found = deps.identifiers.searchKey(label, value);
       if (!found.ok) throw AppError.validation([{ field: 'value', message: found.message }]);
-      return searchReports(
+      const { body, hasAttachments } = await searchReports(
         deps.db,
         found.key,
         {
@@ -26,6 +32,8 @@ export function createSearchService(deps: { db: Kysely<Database>; identifiers: S
         },
         MESSAGE,
       );
+      // Links to evidence are signed per response, which PostgreSQL cannot do: only then is the body re-parsed.
+      return hasAttachments ? withSignedAttachments(body, deps.attachments.links) : body;
     },
   };
 }
