@@ -23,6 +23,11 @@ export interface Config {
   shutdownGraceMs: number;
   /** Requests a minute per API key unless its company has its own limit. */
   rateLimitPerMinute: number;
+  /**
+   * Which proxies to believe about the client's address (X-Forwarded-For): false, true (any), a
+   * hop count, or a list of addresses/CIDRs. Per-address limits depend on it behind a load balancer.
+   */
+  trustProxy: boolean | number | string[];
   /** Failed API key checks a client address may make a minute before it gets 429. */
   failedKeyChecksPerMinute: number;
   /** Prepended to every Redis key and channel, so deployments (or test runs) can share a server. */
@@ -58,6 +63,20 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
 function text(env: Env, name: string): string | undefined {
   const raw = env[name]?.trim();
   return raw ? raw : undefined;
+}
+
+function trustProxy(raw: string | undefined): boolean | number | string[] {
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const list = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  if (list.some((entry) => !/^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(entry))) {
+    throw new ConfigError('REDFLAG_TRUST_PROXY must be true, false, a hop count, or a comma-separated list of addresses/CIDRs');
+  }
+  return list;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -96,6 +115,7 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolSize: integer(env, 'REDFLAG_DB_POOL_SIZE', 10, 1, 200),
     shutdownGraceMs: integer(env, 'REDFLAG_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     rateLimitPerMinute: integer(env, 'REDFLAG_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
+    trustProxy: trustProxy(text(env, 'REDFLAG_TRUST_PROXY')),
     failedKeyChecksPerMinute: integer(env, 'REDFLAG_FAILED_KEY_CHECKS_PER_MINUTE', 30, 1, 1_000_000),
     redisPrefix,
     keyLastUsedFlushMs: integer(env, 'REDFLAG_KEY_LAST_USED_FLUSH_MS', 5_000, 100, 300_000),

@@ -41,6 +41,7 @@ describe('attachments on create', () => {
       expect(file.headers['content-type']).toBe(['application/pdf', 'image/png', 'image/webp'][i]);
       expect(file.headers['content-disposition']).toMatch(/^attachment; filename="[0-9a-f-]{36}\.(pdf|png|webp)"$/);
       expect(file.headers['x-content-type-options']).toBe('nosniff');
+      expect(file.headers['content-security-policy']).toBe("sandbox; default-src 'none'");
     }
   });
 

@@ -83,3 +83,13 @@ describe('configuration', () => {
     expect(() => loadConfig({ REDFLAG_REDIS_PREFIX: 'has space' })).toThrow(/REDFLAG_REDIS_PREFIX/);
   });
 });
+
+describe('REDFLAG_TRUST_PROXY', () => {
+  it('reads off, on, a hop count or a list of addresses, and refuses anything else', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ REDFLAG_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ REDFLAG_TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ REDFLAG_TRUST_PROXY: '10.0.0.0/8, 192.168.1.5' }).trustProxy).toEqual(['10.0.0.0/8', '192.168.1.5']);
+    expect(() => loadConfig({ REDFLAG_TRUST_PROXY: 'my-load-balancer' })).toThrow(/REDFLAG_TRUST_PROXY/);
+  });
+});

@@ -25,14 +25,16 @@ describe('public reports: clear values at rest and in the logs', () => {
     const victimPhone = localPhone();
     const guestEmail = `${letters(12)}@example.org`;
     const guestPhone = localPhone();
+    const victimName = `${letters(9)} ${letters(10)}`;
+    const guestName = `${letters(9)} ${letters(10)}`;
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/v1/public/reports',
       remoteAddress: '192.0.2.10',
       payload: publicBody(victimPhone, {
         identifiers: [{ label: 'bvn', value: bvn }],
-        victim: { name: 'Victim Person', email: victimEmail, phone: victimPhone },
-        guestInfo: { name: 'Guest Person', email: guestEmail, phone: guestPhone },
+        victim: { name: victimName, email: victimEmail, phone: victimPhone },
+        guestInfo: { name: guestName, email: guestEmail, phone: guestPhone },
       }),
     });
     expect(res.statusCode).toBe(201);
@@ -43,10 +45,20 @@ describe('public reports: clear values at rest and in the logs', () => {
     expect(decoded.json().data.report.victim.email).toBe(victimEmail);
     const found = await search(t, company.apiKey, 'bvn', bvn);
     expect(found.json().data.publicReports[0].victim.email).toMatch(/^.\*\*\*@example\.com$/);
+    expect(found.json().data.publicReports[0].victim.name).toBe(`${victimName[0]}*** ${victimName.split(' ')[1]?.[0]}***`);
     await t.close({ keepFiles: true });
 
     // Each value as sent and as normalised (the national number of a phone is in both forms).
-    const needles = [bvn, victimEmail, guestEmail, victimPhone.slice(1), guestPhone.slice(1), operator.apiKey];
+    const needles = [
+      bvn,
+      victimEmail,
+      guestEmail,
+      victimPhone.slice(1),
+      guestPhone.slice(1),
+      ...victimName.split(' '),
+      ...guestName.split(' '),
+      operator.apiKey,
+    ];
     const logText = t.logLines.join('\n');
     expect(t.logLines.length).toBeGreaterThan(5);
     for (const needle of needles) expect(logText, `log contains ${needle}`).not.toContain(needle);

@@ -45,13 +45,13 @@ describe('POST /api/v1/public/reports', () => {
       status: 'draft',
       financial_institution: 'Access Bank',
       victim_masked: {
-        name: 'Jane Doe',
+        name: 'J*** D***',
         email: 'j***@example.com',
         phone: '+234803****567',
         amountLost: 250000,
         currency: 'NGN',
       },
-      guest_info_masked: { name: 'Ola Ade', email: 'o***@example.org', phone: '+234809****432' },
+      guest_info_masked: { name: 'O*** A***', email: 'o***@example.org', phone: '+234809****432' },
     });
     for (const token of [row.victim_token, row.guest_info_token]) {
       expect(token).toMatch(/^v1\.k\d+\./);
@@ -110,6 +110,33 @@ describe('POST /api/v1/public/reports', () => {
     });
     expect((await intake(publicBody(uniquePhone()), '203.0.113.78')).statusCode).toBe(201);
   });
+
+  it('counts the client behind a trusted proxy by X-Forwarded-For, and ignores the header otherwise', async () => {
+    const viaProxy = (app: TestApp, client: string) =>
+      app.app.inject({
+        method: 'POST',
+        url: '/api/v1/public/reports',
+        remoteAddress: '10.0.0.2',
+        headers: { 'x-forwarded-for': client },
+        payload: publicBody(uniquePhone()),
+      });
+    const behindProxy = await buildTestApp({ config: { trustProxy: ['10.0.0.2'], publicReportsPerHour: 1 } });
+    try {
+      expect((await viaProxy(behindProxy, '198.51.100.1')).statusCode).toBe(201);
+      expect((await viaProxy(behindProxy, '198.51.100.1')).statusCode).toBe(429);
+      expect((await viaProxy(behindProxy, '198.51.100.2')).statusCode).toBe(201);
+    } finally {
+      await behindProxy.close();
+    }
+    // Without trust, a forged header does not buy a fresh allowance.
+    const direct = await buildTestApp({ config: { publicReportsPerHour: 1 } });
+    try {
+      expect((await viaProxy(direct, '198.51.100.1')).statusCode).toBe(201);
+      expect((await viaProxy(direct, '198.51.100.2')).statusCode).toBe(429);
+    } finally {
+      await direct.close();
+    }
+  });
 });
 
 describe('public reports in search', () => {
@@ -138,8 +165,8 @@ describe('public reports in search', () => {
       companyId: PUBLIC_REPORTS_COMPANY_ID,
       notificationSent: false,
       status: 'published',
-      victim: { name: 'Jane Doe', email: 'j***@example.com', phone: '+234803****567', amountLost: 250000, currency: 'NGN' },
-      guestInfo: { name: 'Ola Ade', email: 'o***@example.org', phone: '+234809****432' },
+      victim: { name: 'J*** D***', email: 'j***@example.com', phone: '+234803****567', amountLost: 250000, currency: 'NGN' },
+      guestInfo: { name: 'O*** A***', email: 'o***@example.org', phone: '+234809****432' },
       reportingEntity: 'self',
       createdAt: expect.any(String),
       updatedAt: expect.any(String),

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabaseBlobStore } from '../src/modules/uploads/storage/database-blob-store.js';
 import { createUploadUrls } from '../src/modules/uploads/upload-urls.js';
 import { createUploadsService } from '../src/modules/uploads/uploads.service.js';
 import { createCompany, createOperator, key } from './helpers/principals.js';
+import { reportBody } from './helpers/reports.js';
 import { buildTestApp, type TestApp } from './helpers/test-app.js';
 import { multipart, pathOf, samples, uploadFile } from './helpers/uploads.js';
 
@@ -86,10 +88,10 @@ describe('POST /api/v1/external/uploads', () => {
     const pdf = (size: number) => {
       const bytes = Buffer.alloc(size, 0x20);
       bytes.write('%PDF-1.7\n', 0, 'latin1');
+      bytes.write('%%EOF\n', size - 6, 'latin1');
       return bytes;
     };
     const big = pdf(MIB5);
-    big.write('the end', MIB5 - 7, 'latin1');
     const fits = await uploadFile(t, company.apiKey, big, { filename: 'big.pdf' });
     expect(fits.statusCode).toBe(201);
     expect(fits.json().data).toMatchObject({ size: 5_242_880, sha256: sha256(big) });
@@ -109,6 +111,25 @@ describe('POST /api/v1/external/uploads', () => {
     const over = await uploadFile(t, company.apiKey, pdf(MIB5 + 1), { filename: 'bigger.pdf' });
     expect(over.statusCode).toBe(413);
     expect(over.json().data.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('refuses 5 MiB + 1 byte sent chunked, with no Content-Length to go by', async () => {
+    const company = await createCompany(t);
+    const file = Buffer.alloc(MIB5 + 1, 0x20);
+    file.write('%PDF-1.7\n', 0, 'latin1');
+    const body = multipart([{ name: 'file', filename: 'chunked.pdf', data: file }]);
+    // 64 KiB pieces, as a slow client would send them.
+    const pieces = Array.from({ length: Math.ceil(body.payload.length / 65_536) }, (_, i) =>
+      body.payload.subarray(i * 65_536, (i + 1) * 65_536),
+    );
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/external/uploads',
+      headers: { ...body.headers, ...key(company.apiKey) },
+      payload: Readable.from(pieces),
+    });
+    expect(res.statusCode).toBe(413);
+    expect(res.json().data.code).toBe('PAYLOAD_TOO_LARGE');
   });
 
   it('refuses a body declared larger than the limit before reading it, and closes the connection if it is huge', async () => {
@@ -257,10 +278,24 @@ describe('POST /api/v1/public/uploads', () => {
 });
 
 describe('the sweeper', () => {
-  it('removes uploads left unattached for 24 hours, with their bytes, and keeps newer ones', async () => {
+  it('removes uploads left unattached for 24 hours, with their bytes, and keeps newer and attached ones', async () => {
     const company = await createCompany(t);
     const old = (await uploadFile(t, company.apiKey, samples.pdf())).json().data;
     const fresh = (await uploadFile(t, company.apiKey, samples.pdf())).json().data;
+    const kept = (await uploadFile(t, company.apiKey, samples.png())).json().data;
+    const report = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/external/reports',
+      headers: key(company.apiKey),
+      payload: reportBody({ attachments: [kept.url] }),
+    });
+    expect(report.statusCode).toBe(201);
+    // Attached long ago: the sweeper must not care how old it is.
+    await t.database.db
+      .updateTable('uploads')
+      .set({ created_at: sql<Date>`now() - interval '30 days'` })
+      .where('id', '=', kept.id)
+      .execute();
     await t.database.db
       .updateTable('uploads')
       .set({ orphaned_at: sql<Date>`now() - interval '24 hours 1 minute'` })
@@ -281,8 +316,8 @@ describe('the sweeper', () => {
     });
     expect(await sweeper.sweep()).toBeGreaterThanOrEqual(1);
 
-    const left = await t.database.db.selectFrom('uploads').select('id').where('id', 'in', [old.id, fresh.id]).execute();
-    expect(left.map((r) => r.id)).toEqual([fresh.id]);
+    const left = await t.database.db.selectFrom('uploads').select('id').where('id', 'in', [old.id, fresh.id, kept.id]).execute();
+    expect(left.map((r) => r.id).sort()).toEqual([fresh.id, kept.id].sort());
     const blobs = await t.database.db
       .selectFrom('upload_blobs')
       .select('key')

@@ -27,7 +27,7 @@ export function multipart(parts: Part[]) {
 /** Padding after a signature, so each sample is a plausible size and unique (different hashes). */
 const filler = (n = 2048) => randomBytes(n);
 
-/** Files of each accepted type, as their first bytes make them (the rest does not matter to the check). */
+/** Files of each accepted type: the signature, filler, and the ending the structure check looks for. */
 export const samples = {
   pdf: () =>
     Buffer.concat([
@@ -35,7 +35,12 @@ export const samples = {
       filler(),
       Buffer.from('\n%%EOF\n'),
     ]),
-  png: () => Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex'), filler()]),
+  png: () =>
+    Buffer.concat([
+      Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex'),
+      filler(),
+      Buffer.from('0000000049454e44ae426082', 'hex'),
+    ]),
   jpeg: () =>
     Buffer.concat([Buffer.from('ffd8ffe000104a46494600010100000100010000', 'hex'), filler(), Buffer.from('ffd9', 'hex')]),
   webp: () => {

@@ -52,7 +52,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   // each parameter into its wire message, and a slice bounds that copy.
   await db.schema
     .createTable('upload_blobs')
-    .addColumn('key', 'text', (col) => col.notNull())
+    // The bytes go with their upload row, in the same statement: nothing can be left behind.
+    .addColumn('key', 'text', (col) => col.notNull().references('uploads.storage_key').onDelete('cascade'))
     .addColumn('seq', 'integer', (col) => col.notNull())
     .addColumn('data', 'bytea', (col) => col.notNull())
     .addColumn('created_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))

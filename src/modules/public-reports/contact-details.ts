@@ -56,10 +56,20 @@ export function maskPhone(e164: string): string {
   return `${e164.slice(0, kept)}****${e164.slice(-3)}`;
 }
 
-/** What search and the moderation list show: e-mail and phone masked, everything else as given. */
+/** `Adaeze Okafor` → `A*** O***`: enough to tell two people apart in a list, not to name them. */
+export function maskName(name: string): string {
+  return name
+    .split(/\s+/u)
+    .filter(Boolean)
+    .map((word) => `${[...word][0] ?? ''}***`)
+    .join(' ');
+}
+
+/** What search shows every company: name, e-mail and phone masked; the amount lost as given. */
 export function maskContact(details: ContactDetails): ContactDetails {
   return {
     ...details,
+    name: details.name === null ? null : maskName(details.name),
     email: details.email === null ? null : maskEmail(details.email),
     phone: details.phone === null ? null : maskPhone(details.phone),
   };

@@ -7,8 +7,8 @@ import type { IdentifierInput, SealedIdentifiers } from '../../identifiers/seale
 import { recordAudit } from '../audit/audit.repository.js';
 import { PUBLIC_REPORTS_COMPANY_ID } from '../companies/public-reports-company.js';
 import { isUuid } from '../ids.js';
+import { checkFraudReason } from '../reports/fraud-reason.js';
 import type { FraudType } from '../reports/report-values.js';
-import { checkFraudReason } from '../reports/reports.service.js';
 import type { ReportAttachments } from '../uploads/attachments.js';
 import { type ContactDetails, type ContactInput, maskContact, normalizeContact } from './contact-details.js';
 import type { PublicReportStatus, ReportingEntity } from './public-report-values.js';

@@ -5,8 +5,9 @@ import { AppError, type FieldError } from '../../http/errors.js';
 import type { IdentifierInput, SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import { recordAudit } from '../audit/audit.repository.js';
 import type { ReportAttachments } from '../uploads/attachments.js';
+import { checkFraudReason } from './fraud-reason.js';
 import { abandonIdempotent, completeIdempotent, hashRequest, type ResponseSealer, startIdempotent } from './idempotency.js';
-import { type FraudType, REPORT_LIMITS, type ReportStatus } from './report-values.js';
+import type { FraudType, ReportStatus } from './report-values.js';
 import * as repo from './reports.repository.js';
 
 export interface Actor {
@@ -34,22 +35,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function reportIdFrom(id: string): string {
   if (!UUID.test(id)) throw AppError.notFound('Report not found');
   return id.toLowerCase();
-}
-
-/** Counted in code points, as a person counts characters (and as JSON Schema's minLength does). */
-const length = (text: string) => [...text].length;
-
-export function checkFraudReason(reason: string | undefined, errors: FieldError[]): string | undefined {
-  if (reason === undefined) return undefined;
-  const trimmed = reason.trim();
-  const n = length(trimmed);
-  if (n < REPORT_LIMITS.fraudReasonMin || n > REPORT_LIMITS.fraudReasonMax) {
-    errors.push({
-      field: 'fraudReason',
-      message: `must be ${REPORT_LIMITS.fraudReasonMin} to ${REPORT_LIMITS.fraudReasonMax} characters after trimming (got ${n})`,
-    });
-  }
-  return trimmed;
 }
 
 export function createReportsService(deps: {

@@ -54,3 +54,53 @@ export function sniffContentType(head: Buffer): Sniffed {
   const what = executable ? `${executable[0]} is not accepted` : 'The file is not a PDF, PNG, JPEG or WebP';
   return { ok: false, message: `${what} (recognised by its contents, whatever its name); send a PDF, PNG, JPEG or WebP file` };
 }
+
+const PDF_EOF = ascii('%%EOF');
+const PNG_IEND = Buffer.from([0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82]);
+/** PDF features that run or launch something: evidence is read, never executed. */
+const PDF_ACTIVE = ['/JavaScript', '/JS', '/Launch', '/EmbeddedFile', '/RichMedia', '/XFA'].map(ascii);
+
+/**
+ * The whole file holds up as the type its first bytes claim: a PDF ends with its %%EOF trailer and
+ * carries no scripts, launch actions or embedded files; a PNG ends with IEND; a WebP's RIFF length
+ * is the file's. This refuses polyglots — a PDF header glued onto an executable or a web page —
+ * which a PDF reader on an analyst's desk might otherwise open. (JPEG is left to its header:
+ * phones legitimately append data after the image.)
+ */
+export function checkStructure(type: AcceptedType, bytes: Buffer): { ok: true } | { ok: false; message: string } {
+  const refuse = (why: string) => ({
+    ok: false as const,
+    message: `${why}; send the document as a plain PDF, PNG, JPEG or WebP`,
+  });
+  switch (type) {
+    case 'application/pdf': {
+      if (!bytes.subarray(Math.max(0, bytes.length - 1024)).includes(PDF_EOF))
+        return refuse('The PDF is incomplete (no %%EOF trailer)');
+      const active = PDF_ACTIVE.find((marker) => containsName(bytes, marker));
+      if (active) return refuse(`The PDF has active content (${active.toString('latin1')})`);
+      return { ok: true };
+    }
+    case 'image/png':
+      return bytes.subarray(bytes.length - PNG_IEND.length).equals(PNG_IEND)
+        ? { ok: true }
+        : refuse('The PNG does not end where a PNG ends');
+    case 'image/webp': {
+      const declared = bytes.length >= 8 ? bytes.readUInt32LE(4) + 8 : -1;
+      // RIFF pads chunks to an even length, so one byte more is allowed.
+      return declared === bytes.length || declared + 1 === bytes.length
+        ? { ok: true }
+        : refuse('The WebP length does not match its header');
+    }
+    case 'image/jpeg':
+      return { ok: true };
+  }
+}
+
+/** A PDF name such as `/JS`, not the start of a longer one (`/JSON` is not `/JS`). */
+function containsName(bytes: Buffer, name: Buffer): boolean {
+  for (let at = bytes.indexOf(name); at !== -1; at = bytes.indexOf(name, at + 1)) {
+    const next = bytes[at + name.length];
+    if (next === undefined || !/[A-Za-z0-9]/.test(String.fromCharCode(next))) return true;
+  }
+  return false;
+}

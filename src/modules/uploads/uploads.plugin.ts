@@ -50,14 +50,21 @@ export async function registerUploads(
     publicUploadsPerHour: config.publicUploadsPerHour,
   });
 
-  const sweep = setInterval(() => {
+  const runSweep = () =>
     service
       .sweep()
       .then((removed) => removed > 0 && app.log.info({ removed }, 'removed uploads left unattached for 24 hours'))
       .catch((err: unknown) => app.log.warn({ err }, 'could not remove unattached uploads'));
-  }, SWEEP_EVERY_MS);
+  // Also soon after start (with jitter, so instances started together do not sweep together):
+  // an instance restarted more often than hourly would otherwise never sweep.
+  const first = setTimeout(runSweep, 5_000 + Math.random() * 55_000);
+  const sweep = setInterval(runSweep, SWEEP_EVERY_MS);
+  first.unref();
   sweep.unref();
-  app.addHook('onClose', async () => clearInterval(sweep));
+  app.addHook('onClose', async () => {
+    clearTimeout(first);
+    clearInterval(sweep);
+  });
 
   return {
     service,

@@ -61,7 +61,7 @@ export const uploadsRoutes: RoutesPlugin<UploadsRoutesDeps> = async (app, deps) 
         if (part.type !== 'file' || part.fieldname !== 'file') {
           throw AppError.validation([{ field: 'file', message: 'send the file in the multipart field "file"' }]);
         }
-        file = await uploads.receive(part.file, lengthHint);
+        file = await uploads.receive(part.file);
       }
     } catch (error) {
       // Whatever is left of the body is read and dropped, so the connection stays usable.
@@ -160,12 +160,16 @@ export const uploadsRoutes: RoutesPlugin<UploadsRoutesDeps> = async (app, deps) 
         throw new AppError('FORBIDDEN', 'This download link has expired; fetch the report again for a fresh one');
       if (check !== 'valid') throw new AppError('FORBIDDEN', 'This download link is not valid');
       const file = await uploads.open(id);
-      return reply
-        .header('content-type', file.contentType)
-        .header('content-disposition', `attachment; filename="${file.fileName}"`)
-        .header('x-content-type-options', 'nosniff')
-        .header('cache-control', 'private, no-store')
-        .send(file.bytes);
+      return (
+        reply
+          .header('content-type', file.contentType)
+          .header('content-disposition', `attachment; filename="${file.fileName}"`)
+          .header('x-content-type-options', 'nosniff')
+          // Should a browser render it anyway, nothing in it may run or load anything.
+          .header('content-security-policy', "sandbox; default-src 'none'")
+          .header('cache-control', 'private, no-store')
+          .send(file.bytes)
+      );
     },
   );
 };

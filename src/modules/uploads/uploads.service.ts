@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import { isUuid } from '../ids.js';
-import { type AcceptedType, EXTENSIONS, SNIFF_BYTES, sniffContentType } from './content-type.js';
+import { type AcceptedType, checkStructure, EXTENSIONS, SNIFF_BYTES, sniffContentType } from './content-type.js';
 import type { BlobStore } from './storage/blob-store.js';
 import type { UploadOrigin, UploadUrls } from './upload-urls.js';
 import * as repo from './uploads.repository.js';
@@ -28,7 +28,7 @@ export interface UploadView {
 export const ORPHAN_HOURS = 24;
 const SWEEP_BATCH = 500;
 /** Capacity for a file of unknown length; it doubles as needed, up to the limit. */
-const UNKNOWN_LENGTH_START = 256 * 1024;
+const INITIAL_BUFFER_BYTES = 256 * 1024;
 
 export function createUploadsService(deps: { db: Kysely<Database>; store: BlobStore; urls: UploadUrls; maxBytes: number }) {
   const { db, store, urls, maxBytes } = deps;
@@ -51,14 +51,15 @@ export function createUploadsService(deps: { db: Kysely<Database>; store: BlobSt
     tooLarge,
 
     /**
-     * Reads a file as it streams in: hashes and counts each chunk and copies it into one buffer
-     * (sized from `lengthHint`, the request's Content-Length, when known). Its type is decided by
-     * its first bytes, so an executable is refused before the rest is read; past `maxBytes` the
-     * reading stops (the caller's stream delivers at most `maxBytes + 1`).
+     * Reads a file as it streams in: hashes and counts each chunk and copies it into one buffer that
+     * grows as bytes arrive (never sized from the sender's Content-Length, or a slow sender could
+     * reserve 5 MiB with a few bytes). Its type is decided by its first bytes, so an executable is
+     * refused before the rest is read; past `maxBytes` the reading stops (the caller's stream
+     * delivers at most `maxBytes + 1`); a file whose structure does not hold up is refused at the end.
      */
-    async receive(stream: AsyncIterable<Buffer>, lengthHint?: number): Promise<ReceivedFile> {
+    async receive(stream: AsyncIterable<Buffer>): Promise<ReceivedFile> {
       const hash = createHash('sha256');
-      let buffer = Buffer.allocUnsafe(Math.min(maxBytes, lengthHint && lengthHint > 0 ? lengthHint : UNKNOWN_LENGTH_START));
+      let buffer = Buffer.allocUnsafe(Math.min(maxBytes, INITIAL_BUFFER_BYTES));
       let size = 0;
       let contentType: AcceptedType | undefined;
       for await (const chunk of stream) {
@@ -75,7 +76,10 @@ export function createUploadsService(deps: { db: Kysely<Database>; store: BlobSt
       }
       if (size === 0) throw AppError.validation([{ field: 'file', message: 'is empty' }]);
       contentType ??= sniff(buffer.subarray(0, size));
-      return { bytes: buffer.subarray(0, size), size, sha256: hash.digest(), contentType };
+      const bytes = buffer.subarray(0, size);
+      const structure = checkStructure(contentType, bytes);
+      if (!structure.ok) throw new AppError('UNSUPPORTED_MEDIA_TYPE', structure.message);
+      return { bytes, size, sha256: hash.digest(), contentType };
     },
 
     /** Stores a received file as an upload of `companyId`, attached to nothing yet. */
