@@ -59,6 +59,16 @@ describe('checkStructure', () => {
     });
   });
 
+  it('does not mistake compressed stream data for a name', () => {
+    const data = Buffer.from('x/JS y/JavaScript z', 'latin1');
+    const withStream = Buffer.concat([
+      Buffer.from('%PDF-1.7\n1 0 obj\n<< /Length 19 >>\nstream\n'),
+      data,
+      Buffer.from('\nendstream\nendobj\n%%EOF\n'),
+    ]);
+    expect(checkStructure('application/pdf', withStream)).toEqual({ ok: true });
+  });
+
   it('refuses a PDF with scripts, launch actions or embedded files', () => {
     for (const marker of ['/JavaScript (app.alert(1))', '/JS (x)', '/Launch /F (cmd.exe)', '/EmbeddedFile 3 0 R']) {
       expect(checkStructure('application/pdf', pdf(marker)), marker).toMatchObject({

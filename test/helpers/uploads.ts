@@ -29,11 +29,12 @@ const filler = (n = 2048) => randomBytes(n);
 
 /** Files of each accepted type: the signature, filler, and the ending the structure check looks for. */
 export const samples = {
+  // Random bytes in a stream, as a PDF's compressed content is.
   pdf: () =>
     Buffer.concat([
-      Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n', 'latin1'),
+      Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Length 2048 >>\nstream\n', 'latin1'),
       filler(),
-      Buffer.from('\n%%EOF\n'),
+      Buffer.from('\nendstream\nendobj\n%%EOF\n'),
     ]),
   png: () =>
     Buffer.concat([

@@ -76,7 +76,8 @@ export function checkStructure(type: AcceptedType, bytes: Buffer): { ok: true } 
     case 'application/pdf': {
       if (!bytes.subarray(Math.max(0, bytes.length - 1024)).includes(PDF_EOF))
         return refuse('The PDF is incomplete (no %%EOF trailer)');
-      const active = PDF_ACTIVE.find((marker) => containsName(bytes, marker));
+      const syntax = [...outsideStreams(bytes)];
+      const active = PDF_ACTIVE.find((marker) => syntax.some((part) => containsName(part, marker)));
       if (active) return refuse(`The PDF has active content (${active.toString('latin1')})`);
       return { ok: true };
     }
@@ -93,6 +94,31 @@ export function checkStructure(type: AcceptedType, bytes: Buffer): { ok: true } 
     }
     case 'image/jpeg':
       return { ok: true };
+  }
+}
+
+const STREAM = ascii('stream');
+const ENDSTREAM = ascii('endstream');
+const END = ascii('end');
+
+/**
+ * The object syntax of a PDF, without the contents of its streams: those are compressed data in
+ * which any short byte sequence (`/JS`) turns up by chance, so only the dictionaries are searched.
+ */
+function* outsideStreams(bytes: Buffer): Generator<Buffer> {
+  let at = 0;
+  while (at < bytes.length) {
+    let start = bytes.indexOf(STREAM, at);
+    // `endstream` contains `stream`; only the opening keyword starts stream data.
+    while (start >= END.length && bytes.subarray(start - END.length, start).equals(END)) start = bytes.indexOf(STREAM, start + 1);
+    if (start === -1) {
+      yield bytes.subarray(at);
+      return;
+    }
+    yield bytes.subarray(at, start);
+    const end = bytes.indexOf(ENDSTREAM, start + STREAM.length);
+    if (end === -1) return;
+    at = end + ENDSTREAM.length;
   }
 }
 
