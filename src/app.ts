@@ -1,5 +1,6 @@
+import type { Server } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyHttpOptions, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import pino, { type DestinationStream } from 'pino';
 import type { Config } from './config.js';
@@ -20,7 +21,9 @@ import { healthRoutes, type ReadinessCheck } from './modules/health/health.route
 import { createKeyEvents } from './modules/keys/key-events.js';
 import { createKeyAuthenticator } from './modules/keys/keys.authenticator.js';
 import { keyRoutes } from './modules/keys/keys.routes.js';
+import { registerPublicReports } from './modules/public-reports/public-reports.plugin.js';
 import { registerReports } from './modules/reports/reports.plugin.js';
+import { registerUploads } from './modules/uploads/uploads.plugin.js';
 import type { RedisLink } from './redis/redis-link.js';
 
 declare module 'fastify' {
@@ -54,22 +57,46 @@ export const REDACTED_LOG_PATHS = [
   '*.apiKey',
 ];
 
+function trustHops(hops: number) {
+  return (_address: string, hop: number) => hop < hops;
+}
+
+/**
+ * A request as logged: the path without its query string, because a signed download link's
+ * signature there is as good as a password for 15 minutes.
+ */
+function requestForLog(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: request.url.split('?')[0],
+    host: request.host,
+    remoteAddress: request.ip,
+  };
+}
+
 export function createLogger(config: Pick<Config, 'logLevel'>, stream?: DestinationStream) {
   return pino(
-    { level: config.logLevel, redact: { paths: REDACTED_LOG_PATHS, censor: '[redacted]' } },
+    {
+      level: config.logLevel,
+      redact: { paths: REDACTED_LOG_PATHS, censor: '[redacted]' },
+      serializers: { req: requestForLog as (request: unknown) => unknown },
+    },
     stream ?? pino.destination({ sync: false }),
   );
 }
 
 /** Builds the whole service as a Fastify instance; it never listens (server.ts does). */
 export async function buildApp({ config, database, crypto, logStream }: AppOptions): Promise<FastifyInstance> {
-  const app = Fastify({
+  const options: FastifyHttpOptions<Server> = {
     loggerInstance: createLogger(config, logStream) as FastifyBaseLogger,
     genReqId: requestId,
+    // A hop count means: believe that many proxies in front of us.
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     bodyLimit: config.bodyLimit,
     // find-my-way answers a wrong method on a known path with 404, as the interface wants.
     return503OnClosing: true,
-  }).withTypeProvider<TypeBoxTypeProvider>();
+  };
+  const app = Fastify(options).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);
@@ -126,7 +153,19 @@ export async function buildApp({ config, database, crypto, logStream }: AppOptio
   await app.register(bankRoutes, { db });
   await app.register(companyAdminRoutes, { companies: admin.companies });
   await app.register(keyRoutes, { keys: admin.keys });
-  await registerReports(app, { db, crypto, asyncCommits: database.asyncCommits });
+  const uploads = await registerUploads(app, { db, crypto, config });
+  await registerReports(app, {
+    db,
+    crypto,
+    attachments: uploads.companyAttachments,
+    asyncCommits: database.asyncCommits,
+  });
+  await registerPublicReports(app, {
+    db,
+    crypto,
+    attachments: uploads.publicAttachments,
+    reportsPerHour: config.publicReportsPerHour,
+  });
 
   return app;
 }

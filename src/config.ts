@@ -26,6 +26,11 @@ export interface Config {
   shutdownGraceMs: number;
   /** Requests a minute per API key unless its company has its own limit. */
   rateLimitPerMinute: number;
+  /**
+   * Which proxies to believe about the client's address (X-Forwarded-For): false, true (any), a
+   * hop count, or a list of addresses/CIDRs. Per-address limits depend on it behind a load balancer.
+   */
+  trustProxy: boolean | number | string[];
   /** Failed API key checks a client address may make a minute before it gets 429. */
   failedKeyChecksPerMinute: number;
   /** Prepended to every Redis key and channel, so deployments (or test runs) can share a server. */
@@ -34,6 +39,14 @@ export interface Config {
   keyLastUsedFlushMs: number;
   /** Where a server on the embedded engine accepts administration commands: `<dataDir>/redflag.sock`. */
   controlSocketPath: string;
+  /** Largest evidence file accepted, in bytes (larger is 413). */
+  uploadMaxBytes: number;
+  /** How long a signed attachment download URL stays valid. */
+  attachmentUrlTtlSeconds: number;
+  /** Public reports a client address may file in an hour. */
+  publicReportsPerHour: number;
+  /** Public evidence uploads a client address may send in an hour. */
+  publicUploadsPerHour: number;
 }
 
 export class ConfigError extends Error {}
@@ -53,6 +66,20 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
 function text(env: Env, name: string): string | undefined {
   const raw = env[name]?.trim();
   return raw ? raw : undefined;
+}
+
+function trustProxy(raw: string | undefined): boolean | number | string[] {
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const list = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  if (list.some((entry) => !/^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(entry))) {
+    throw new ConfigError('REDFLAG_TRUST_PROXY must be true, false, a hop count, or a comma-separated list of addresses/CIDRs');
+  }
+  return list;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -97,9 +124,14 @@ export function loadConfig(env: Env = process.env): Config {
     workers,
     shutdownGraceMs: integer(env, 'REDFLAG_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     rateLimitPerMinute: integer(env, 'REDFLAG_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
+    trustProxy: trustProxy(text(env, 'REDFLAG_TRUST_PROXY')),
     failedKeyChecksPerMinute: integer(env, 'REDFLAG_FAILED_KEY_CHECKS_PER_MINUTE', 30, 1, 1_000_000),
     redisPrefix,
     keyLastUsedFlushMs: integer(env, 'REDFLAG_KEY_LAST_USED_FLUSH_MS', 5_000, 100, 300_000),
     controlSocketPath: path.join(dataDir, 'redflag.sock'),
+    uploadMaxBytes: integer(env, 'REDFLAG_UPLOAD_MAX_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+    attachmentUrlTtlSeconds: integer(env, 'REDFLAG_ATTACHMENT_URL_TTL_SECONDS', 15 * 60, 10, 7 * 24 * 3600),
+    publicReportsPerHour: integer(env, 'REDFLAG_PUBLIC_REPORTS_PER_HOUR', 10, 1, 1_000_000),
+    publicUploadsPerHour: integer(env, 'REDFLAG_PUBLIC_UPLOADS_PER_HOUR', 6, 1, 1_000_000),
   };
 }

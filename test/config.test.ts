@@ -50,6 +50,30 @@ describe('configuration', () => {
     expect(loadConfig({})).toMatchObject({ rateLimitPerMinute: 600, redisPrefix: 'redflag:', keyLastUsedFlushMs: 5000 });
   });
 
+  it('limits uploads to 5 MiB, signs download links for 15 minutes and limits public intake per address', () => {
+    expect(loadConfig({})).toMatchObject({
+      uploadMaxBytes: 5_242_880,
+      attachmentUrlTtlSeconds: 900,
+      publicReportsPerHour: 10,
+      publicUploadsPerHour: 6,
+    });
+    expect(
+      loadConfig({
+        REDFLAG_UPLOAD_MAX_BYTES: '1048576',
+        REDFLAG_ATTACHMENT_URL_TTL_SECONDS: '300',
+        REDFLAG_PUBLIC_REPORTS_PER_HOUR: '20',
+        REDFLAG_PUBLIC_UPLOADS_PER_HOUR: '4',
+      }),
+    ).toMatchObject({
+      uploadMaxBytes: 1_048_576,
+      attachmentUrlTtlSeconds: 300,
+      publicReportsPerHour: 20,
+      publicUploadsPerHour: 4,
+    });
+    expect(() => loadConfig({ REDFLAG_UPLOAD_MAX_BYTES: '10' })).toThrow(/REDFLAG_UPLOAD_MAX_BYTES/);
+    expect(() => loadConfig({ REDFLAG_ATTACHMENT_URL_TTL_SECONDS: '0' })).toThrow(/REDFLAG_ATTACHMENT_URL_TTL_SECONDS/);
+  });
+
   it('refuses values it cannot use, naming the variable', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(ConfigError);
     expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT must be an integer/);
@@ -57,5 +81,15 @@ describe('configuration', () => {
     expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
     expect(() => loadConfig({ REDFLAG_RATE_LIMIT_PER_MINUTE: '0' })).toThrow(/REDFLAG_RATE_LIMIT_PER_MINUTE/);
     expect(() => loadConfig({ REDFLAG_REDIS_PREFIX: 'has space' })).toThrow(/REDFLAG_REDIS_PREFIX/);
+  });
+});
+
+describe('REDFLAG_TRUST_PROXY', () => {
+  it('reads off, on, a hop count or a list of addresses, and refuses anything else', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ REDFLAG_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ REDFLAG_TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ REDFLAG_TRUST_PROXY: '10.0.0.0/8, 192.168.1.5' }).trustProxy).toEqual(['10.0.0.0/8', '192.168.1.5']);
+    expect(() => loadConfig({ REDFLAG_TRUST_PROXY: 'my-load-balancer' })).toThrow(/REDFLAG_TRUST_PROXY/);
   });
 });

@@ -39,6 +39,7 @@ describe('POST /api/v1/external/reports', () => {
     const report = body.data;
     expect(Object.keys(report).sort()).toEqual(
       [
+        'attachments',
         'companyId',
         'createdAt',
         'exitListReason',
@@ -60,6 +61,7 @@ describe('POST /api/v1/external/reports', () => {
       fraudReason: REASON,
       reportedBy: 'Lagos Lenders Ltd',
       status: 'published',
+      attachments: [],
     });
     expect(report.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(new Date(report.createdAt).toISOString()).toBe(report.createdAt);

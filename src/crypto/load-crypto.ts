@@ -8,10 +8,13 @@ import { type EncryptionKeyRow, insertEncryptionKey, listEncryptionKeys } from '
 import { CryptoConfigError } from './errors.js';
 import { KEY_ID_PATTERN, Keyring } from './keyring.js';
 import { createKeyFile, createKeySource, keyFilePath, parseRootKey, readKeyFile } from './root-key.js';
+import { createUrlSigner, type UrlSigner } from './url-signer.js';
 
 export interface Crypto {
   keyring: Keyring;
   blindIndex: BlindIndex;
+  /** Signs and checks download URLs under a key of its own (HKDF label `redflag/url-signing/v1`). */
+  urlSigner: UrlSigner;
   /** Re-reads the key table, so a running instance starts sealing with a key `crypto rotate` made. */
   refresh(): Promise<void>;
 }
@@ -57,6 +60,7 @@ export async function loadCrypto({ db, config, engine }: LoadCryptoOptions): Pro
   return {
     keyring,
     blindIndex: createBlindIndex(keys),
+    urlSigner: createUrlSigner(keys.urlSigningKey()),
     async refresh() {
       const current = await listEncryptionKeys(db);
       verifyKeyChecks(current, keyring, root);

@@ -98,6 +98,8 @@ export interface KeySource {
   keyCheck(keyId: string): Buffer;
   /** The HMAC key of one blind-index label, derived from the index root key. */
   indexKey(label: string): Buffer;
+  /** The HMAC key that signs download URLs (attachments); used for nothing else. */
+  urlSigningKey(): Buffer;
 }
 
 export function createKeySource(root: Buffer): KeySource {
@@ -111,5 +113,6 @@ export function createKeySource(root: Buffer): KeySource {
         .update(CHECK_MESSAGE)
         .digest(),
     indexKey: (label) => hkdf(indexRoot, `redflag/blind-index/${label}`),
+    urlSigningKey: () => hkdf(rootKey, 'redflag/url-signing/v1'),
   };
 }

@@ -35,4 +35,25 @@ export const sealedColumns: readonly SealedColumn[] = [
     contextColumns: ['company_id'],
     context: (r) => ({ companyId: String(r.company_id), recordId: String(r.id), label: 'idempotent_response' }),
   },
+  {
+    table: 'public_report_identifiers',
+    idColumn: 'id',
+    tokenColumn: 'value_token',
+    contextColumns: ['company_id', 'public_report_id', 'label'],
+    context: (r) => ({ companyId: String(r.company_id), recordId: String(r.public_report_id), label: String(r.label) }),
+  },
+  {
+    table: 'public_reports',
+    idColumn: 'id',
+    tokenColumn: 'victim_token',
+    contextColumns: ['company_id', 'id'],
+    context: (r) => ({ companyId: String(r.company_id), recordId: String(r.id), label: 'victim' }),
+  },
+  {
+    table: 'public_reports',
+    idColumn: 'id',
+    tokenColumn: 'guest_info_token',
+    contextColumns: ['company_id', 'id'],
+    context: (r) => ({ companyId: String(r.company_id), recordId: String(r.id), label: 'guestInfo' }),
+  },
 ];

@@ -117,6 +117,70 @@ export interface AuditEventsTable {
   created_at: Generated<Date>;
 }
 
+/** An evidence file's metadata; its bytes are in the blob store under `storage_key`. */
+export interface UploadsTable {
+  id: string;
+  company_id: string;
+  content_type: string;
+  size: number;
+  sha256: Buffer;
+  storage_key: string;
+  /** The report or public report it is attached to; null while attached to nothing. */
+  record_id: string | null;
+  /** Since when it has been attached to nothing (null while attached); removed 24 h later. */
+  orphaned_at: Generated<Date | null>;
+  created_at: Generated<Date>;
+}
+
+/** The database blob store's bytes (src/modules/uploads/storage). */
+export interface UploadBlobsTable {
+  key: string;
+  /** Slice number: a file is stored in slices, in order. */
+  seq: number;
+  data: Buffer;
+  created_at: Generated<Date>;
+}
+
+export type PublicReportStatus = 'draft' | 'published' | 'rejected';
+
+export interface PublicReportsTable {
+  id: string;
+  company_id: string;
+  reporting_entity: string;
+  fraud_type: string;
+  fraud_reason: string;
+  financial_institution: string;
+  event_date: Date;
+  /** Upload ids, in the order given. */
+  attachments: Generated<string[]>;
+  /** Sealed JSON of the victim's details as given (normalised). */
+  victim_token: string | null;
+  /** The same with e-mail and phone masked: what search shows. */
+  victim_masked: unknown | null;
+  guest_info_token: string | null;
+  guest_info_masked: unknown | null;
+  status: Generated<PublicReportStatus>;
+  notification_sent: Generated<boolean>;
+  rejection_reason: string | null;
+  /** The operator who published or rejected it. */
+  moderated_by: string | null;
+  moderated_at: Date | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface PublicReportIdentifiersTable {
+  id: string;
+  public_report_id: string;
+  company_id: string;
+  position: number;
+  label: string;
+  value_token: string;
+  blind_index: Buffer;
+  nuban_index: Buffer | null;
+  index_version: number;
+}
+
 export interface Database {
   banks: BanksTable;
   companies: CompaniesTable;
@@ -127,4 +191,8 @@ export interface Database {
   report_identifiers: ReportIdentifiersTable;
   idempotency_keys: IdempotencyKeysTable;
   audit_events: AuditEventsTable;
+  uploads: UploadsTable;
+  upload_blobs: UploadBlobsTable;
+  public_reports: PublicReportsTable;
+  public_report_identifiers: PublicReportIdentifiersTable;
 }

@@ -56,21 +56,33 @@ export async function registerRateLimit(
 
 /**
  * For a public route: a limit per client address (IPv6 by /64), e.g.
- * `config: { rateLimit: clientAddressRateLimit({ max: 10, timeWindow: '1 minute' }) }`
+ * `config: { rateLimit: clientAddressRateLimit({ max: 10, timeWindow: 3_600_000 }) }`
  * (a plain `config: { rateLimit: { max, timeWindow } }` does the same on a public route; this
  * also counts per address on a route that has a key). Each route counts on its own unless
  * routes share a `groupId`. Behind a proxy, set Fastify's trustProxy so `request.ip` is the client's.
  */
-export function clientAddressRateLimit(options: {
-  max: number;
-  timeWindow?: number | string;
-  groupId?: string;
-}): RateLimitOptions {
+export function clientAddressRateLimit(options: { max: number; timeWindow?: number; groupId?: string }): RateLimitOptions {
+  const windowMs = options.timeWindow ?? MINUTE_MS;
   return {
     max: options.max,
-    timeWindow: options.timeWindow ?? MINUTE_MS,
+    timeWindow: windowMs,
     keyGenerator: (request: FastifyRequest) => `ip:${normalizeIP(request.ip)}`,
     allowList: () => false,
+    // The global message speaks of minutes; this one names the route's own window.
+    errorResponseBuilder: (_request, context) => {
+      const retryAfter = Math.max(1, Math.ceil(context.ttl / 1000));
+      return new AppError(
+        'RATE_LIMITED',
+        `Rate limit of ${context.max} requests ${describeWindow(windowMs)} from this address exceeded; retry in ${retryAfter} s`,
+        { retryAfter },
+      );
+    },
     ...(options.groupId ? { groupId: options.groupId } : {}),
   };
+}
+
+function describeWindow(ms: number): string {
+  if (ms === MINUTE_MS) return 'a minute';
+  if (ms === 60 * MINUTE_MS) return 'an hour';
+  return ms % MINUTE_MS === 0 ? `per ${ms / MINUTE_MS} minutes` : `per ${ms / 1000} seconds`;
 }

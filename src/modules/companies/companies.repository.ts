@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { CompaniesTable, CompanyStatus, Database } from '../../db/schema.js';
+import { PUBLIC_REPORTS_COMPANY_ID } from './public-reports-company.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -15,8 +16,11 @@ export function insertCompany(db: Db, values: { businessName: string; rateLimitP
     .executeTakeFirstOrThrow();
 }
 
+/** The built-in public-reports company is not a member: every function here acts as if it did not exist. */
+const MEMBER = sql<boolean>`id <> ${PUBLIC_REPORTS_COMPANY_ID}::uuid`;
+
 export function findCompanyById(db: Db, id: string): Promise<CompanyRow | undefined> {
-  return db.selectFrom('companies').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('companies').select(COLUMNS).where('id', '=', id).where(MEMBER).executeTakeFirst();
 }
 
 /** A page of companies, newest first, with the total count of the filtered list in the same query. */
@@ -27,6 +31,7 @@ export async function listCompanies(
   const rows = await db
     .selectFrom('companies')
     .select([...COLUMNS, sql<number>`count(*) over ()`.as('total')])
+    .where(MEMBER)
     .$if(options.status !== undefined, (q) => q.where('status', '=', options.status as CompanyStatus))
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
@@ -40,6 +45,7 @@ export function countCompanies(db: Db, status?: CompanyStatus): Promise<number> 
   return db
     .selectFrom('companies')
     .select((eb) => eb.fn.countAll<number>().as('total'))
+    .where(MEMBER)
     .$if(status !== undefined, (q) => q.where('status', '=', status as CompanyStatus))
     .executeTakeFirstOrThrow()
     .then((r) => r.total);
@@ -50,6 +56,7 @@ export function setCompanyStatus(db: Db, id: string, status: CompanyStatus): Pro
     .updateTable('companies')
     .set({ status, updated_at: sql<Date>`now()` })
     .where('id', '=', id)
+    .where(MEMBER)
     .returning(COLUMNS)
     .executeTakeFirst();
 }

@@ -7,7 +7,7 @@ import { FRAUD_TYPES, LISTING_STATUSES, REPORT_LIMITS, REPORT_STATUSES } from '.
 export const FraudTypeSchema = StringEnum(FRAUD_TYPES, { description: 'The kind of suspected fraud' });
 export const IdentifierLabelSchema = StringEnum(IDENTIFIER_LABELS, { description: 'The identifier type' });
 
-const IdentifierInput = Type.Object(
+export const IdentifierInput = Type.Object(
   {
     label: IdentifierLabelSchema,
     value: Type.String({
@@ -104,7 +104,7 @@ const reportOutFields = {
   fraudType: Type.String(),
   fraudReason: Type.String(),
   showUploaderInfo: Type.Boolean(),
-  attachments: Type.Array(Type.String()),
+  attachments: Type.Array(Type.String(), { description: 'Signed download links; they expire (15 minutes by default)' }),
   createdAt: DateTime(),
   updatedAt: DateTime(),
   reportingCompany: Type.Object({ businessName: Type.String(), id: Type.String() }),
@@ -131,6 +131,7 @@ export const CreatedReport = Type.Object({
   updatedAt: DateTime(),
   createdAt: DateTime(),
   identifiers: Type.Array(IdentifierOutNoId, { description: 'The normalised clear values the caller sent' }),
+  attachments: Type.Array(Type.String(), { description: 'Signed download links; they expire (15 minutes by default)' }),
   reportedBy: Type.String({ description: "The reporting company's business name" }),
 });
 

@@ -4,8 +4,10 @@ import type { Database, ReportsTable } from '../../db/schema.js';
 import { AppError, type FieldError } from '../../http/errors.js';
 import type { IdentifierInput, SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import { auditRow, recordAudit } from '../audit/audit.repository.js';
+import type { ReportAttachments } from '../uploads/attachments.js';
+import { checkFraudReason } from './fraud-reason.js';
 import { abandonIdempotent, completeIdempotent, hashRequest, type ResponseSealer, startIdempotent } from './idempotency.js';
-import { type FraudType, REPORT_LIMITS, type ReportStatus } from './report-values.js';
+import type { FraudType, ReportStatus } from './report-values.js';
 import * as repo from './reports.repository.js';
 
 export interface Actor {
@@ -35,29 +37,13 @@ function reportIdFrom(id: string): string {
   return id.toLowerCase();
 }
 
-/** Counted in code points, as a person counts characters (and as JSON Schema's minLength does). */
-const length = (text: string) => [...text].length;
-
-function checkFraudReason(reason: string | undefined, errors: FieldError[]): string | undefined {
-  if (reason === undefined) return undefined;
-  const trimmed = reason.trim();
-  const n = length(trimmed);
-  if (n < REPORT_LIMITS.fraudReasonMin || n > REPORT_LIMITS.fraudReasonMax) {
-    errors.push({
-      field: 'fraudReason',
-      message: `must be ${REPORT_LIMITS.fraudReasonMin} to ${REPORT_LIMITS.fraudReasonMax} characters after trimming (got ${n})`,
-    });
-  }
-  return trimmed;
-}
-
 export function createReportsService(deps: {
   db: Kysely<Database>;
   identifiers: SealedIdentifiers;
   /** Seals stored idempotent responses (the keyring). */
   responses: ResponseSealer;
-  /** Checks attachment URLs; until uploads exist every attachment is refused. */
-  attachments: { resolve(urls: string[], companyId: string): Promise<string[]> };
+  /** Upload URLs in, upload ids stored, signed download links out. */
+  attachments: ReportAttachments;
 }) {
   const { db, identifiers } = deps;
 
@@ -76,8 +62,9 @@ export function createReportsService(deps: {
     const fraudReason = checkFraudReason(input.fraudReason, errors) as string;
     const reportId = randomUUID();
     const sealed = identifiers.seal(input.identifiers, { companyId: actor.companyId, recordId: reportId }, errors);
+    const owner = { companyId: actor.companyId, recordId: reportId };
+    const attachments = await deps.attachments.resolve(input.attachments ?? [], owner, errors);
     if (errors.length > 0) throw AppError.validation(errors);
-    const attachments = await deps.attachments.resolve(input.attachments ?? [], actor.companyId);
 
     const insert = async (conn: Kysely<Database>): Promise<CreatedReportView> => {
       const row = await repo.insertReportWithIdentifiers(
@@ -106,14 +93,17 @@ export function createReportsService(deps: {
         updatedAt: row.updated_at.toISOString(),
         createdAt: row.created_at.toISOString(),
         identifiers: sealed.map((s) => ({ label: s.label, value: s.value })),
+        attachments: row.attachments,
         reportedBy: actor.businessName,
       };
     };
-    if (!idempotency) return insert(db);
-    // The stored response lands with the report or not at all.
+    // The common case is one statement; attachments and a stored idempotent response land with the
+    // report in one transaction, or not at all.
+    if (!idempotency && attachments.length === 0) return insert(db);
     return db.transaction().execute(async (trx) => {
       const created = await insert(trx);
-      await completeIdempotent(trx, idempotency, 201, created, deps.responses);
+      if (attachments.length > 0) await deps.attachments.attach(trx, owner, attachments);
+      if (idempotency) await completeIdempotent(trx, idempotency, 201, created, deps.responses);
       return created;
     });
   }
@@ -128,12 +118,17 @@ export function createReportsService(deps: {
       input: CreateReportInput,
       idempotencyKey?: string,
     ): Promise<{ replayed: boolean; report: CreatedReportView }> {
-      if (idempotencyKey === undefined) return { replayed: false, report: await createReport(actor, input) };
+      // Upload ids are stored (and replayed); the links are signed afresh for each response.
+      const withLinks = (report: CreatedReportView) => ({
+        ...report,
+        attachments: deps.attachments.links(report.attachments ?? []),
+      });
+      if (idempotencyKey === undefined) return { replayed: false, report: withLinks(await createReport(actor, input)) };
       const scope = { companyId: actor.companyId, key: idempotencyKey, requestHash: hashRequest(input) };
       const start = await startIdempotent(db, scope, deps.responses);
-      if (start.kind === 'replay') return { replayed: true, report: start.body as CreatedReportView };
+      if (start.kind === 'replay') return { replayed: true, report: withLinks(start.body as CreatedReportView) };
       try {
-        return { replayed: false, report: await createReport(actor, input, { ...scope, rowId: start.rowId }) };
+        return { replayed: false, report: withLinks(await createReport(actor, input, { ...scope, rowId: start.rowId })) };
       } catch (error) {
         await abandonIdempotent(db, scope);
         throw error;
@@ -150,12 +145,14 @@ export function createReportsService(deps: {
       const sealed = input.identifiers
         ? identifiers.seal(input.identifiers, { companyId: actor.companyId, recordId: reportId }, errors)
         : undefined;
+      const owner = { companyId: actor.companyId, recordId: reportId };
+      const attachments = input.attachments ? await deps.attachments.resolve(input.attachments, owner, errors) : undefined;
       if (errors.length > 0) throw AppError.validation(errors);
-      const attachments = input.attachments ? await deps.attachments.resolve(input.attachments, actor.companyId) : undefined;
       return db.transaction().execute(async (trx) => {
         const report = await requireOwn(reportId, actor.companyId, true, trx);
         if (report.status !== 'draft')
           throw new AppError('INVALID_STATE', 'Only a draft can be edited; this report is published');
+        if (attachments) await deps.attachments.attach(trx, owner, attachments);
         await repo.updateReport(trx, report.id, {
           ...(input.fraudType !== undefined ? { fraud_type: input.fraudType } : {}),
           ...(fraudReason !== undefined ? { fraud_reason: fraudReason } : {}),
@@ -220,5 +217,7 @@ export interface CreatedReportView {
   updatedAt: string;
   createdAt: string;
   identifiers: Array<{ label: string; value: string }>;
+  /** Upload ids as stored; `create` turns them into signed links. */
+  attachments: string[];
   reportedBy: string;
 }

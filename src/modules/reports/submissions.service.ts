@@ -2,9 +2,10 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import { recordAudit } from '../audit/audit.repository.js';
+import type { ReportAttachments } from '../uploads/attachments.js';
 import { dateRange } from './date-range.js';
 import type { FraudType, ListingStatus, ReportStatus } from './report-values.js';
-import { reportView, tokensByReport } from './report-views.js';
+import { reportView as baseView, type IdentifierView, tokensByReport } from './report-views.js';
 import * as repo from './reports.repository.js';
 import type { Actor, ReportsService } from './reports.service.js';
 
@@ -23,8 +24,15 @@ export function createSubmissionsService(deps: {
   db: Kysely<Database>;
   identifiers: SealedIdentifiers;
   reports: ReportsService;
+  attachments: Pick<ReportAttachments, 'links'>;
 }) {
   const { db, identifiers, reports } = deps;
+
+  /** The stored upload ids become signed download links, fresh for each response. */
+  const reportView = (row: repo.ReportRow, ids: IdentifierView[], options: { uploaderVisible: boolean }) => ({
+    ...baseView(row, ids, options),
+    attachments: deps.attachments.links(row.attachments),
+  });
 
   async function withTokens(companyId: string | undefined, id: string) {
     const row = await reports.requireOwn(id, companyId);

@@ -12,22 +12,38 @@ export interface SearchAudit {
 const MAX_RESULTS = 100;
 const iso = (expr: string) => sql.raw(`to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
+export interface SearchResult {
+  /** The response envelope as JSON text. */
+  body: string;
+  /** Whether any listed report has attachments: only then are upload ids turned into signed links in Node. */
+  hasAttachments: boolean;
+}
+
 /**
- * The whole search in one statement and one round trip: find the reports through the blind index,
- * build the response envelope as JSON text in PostgreSQL (Node passes it through without parsing
- * rows or serialising them again), and write the audit row in the same statement.
+ * The whole search in one statement and one round trip: find the company and public reports
+ * through the blind index, build the response envelope as JSON text in PostgreSQL (Node passes it
+ * through without parsing rows or serialising them again), and write the audit row in the same statement.
  *
  * The statement commits asynchronously: a search changes nothing but its audit row, and waiting for
  * that row's WAL flush was a third of the embedded engine's time per search (an fsync each). The
  * caller tells `AsyncCommits`, so the embedded engine flushes within a second (a server's WAL
  * writer does within 0.6 s); reports and every other write stay synchronous.
  */
-export async function searchReports(db: Kysely<Database>, key: SearchKey, audit: SearchAudit, message: string): Promise<string> {
+export async function searchReports(
+  db: Kysely<Database>,
+  key: SearchKey,
+  audit: SearchAudit,
+  message: string,
+): Promise<SearchResult> {
   const match =
     key.column === 'blind_index'
       ? sql`ri.label = ${key.label} and ri.blind_index = ${key.index}`
       : sql`ri.nuban_index = ${key.index}`;
-  const result = await sql<{ body: string }>`
+  const publicMatch =
+    key.column === 'blind_index'
+      ? sql`pi.label = ${key.label} and pi.blind_index = ${key.index}`
+      : sql`pi.nuban_index = ${key.index}`;
+  const result = await sql<{ body: string; has_attachments: boolean }>`
     with hits as (
       select distinct ri.report_id from report_identifiers ri where ${match}
     ), visible as (
@@ -35,10 +51,19 @@ export async function searchReports(db: Kysely<Database>, key: SearchKey, audit:
       where r.status = 'published' and r.listing_status = 'listed'
     ), page as (
       select * from visible order by published_at desc, id desc limit ${MAX_RESULTS}
+    ), public_hits as (
+      select distinct pi.public_report_id from public_report_identifiers pi where ${publicMatch}
+    ), public_visible as (
+      select pr.* from public_reports pr join public_hits h on h.public_report_id = pr.id
+      where pr.status = 'published'
+    ), public_page as (
+      select * from public_visible order by created_at desc, id desc limit ${MAX_RESULTS}
+    ), both_lists as (
+      select fraud_type, published_at as reported_at from visible union all select fraud_type, created_at from public_visible
     ), audit as (
       insert into audit_events (company_id, operator_id, key_id, action, label, blind_index, result_count, request_id)
       select ${audit.companyId}::uuid, ${audit.operatorId}::uuid, ${audit.keyId}::uuid, 'search', ${key.label}, ${key.index},
-             (select count(*) from visible), ${audit.requestId}
+             (select count(*) from both_lists), ${audit.requestId}
       -- This statement's transaction commits without waiting for its WAL flush (see README, "Durability").
       from (select set_config('synchronous_commit', 'off', true)) as async_commit
     )
@@ -69,19 +94,44 @@ export async function searchReports(db: Kysely<Database>, key: SearchKey, audit:
           ) order by p.published_at desc, p.id desc)
           from page p join companies c on c.id = p.company_id
         ), '[]'::json),
-        'publicReports', '[]'::json,
+        'publicReports', coalesce((
+          select json_agg(json_build_object(
+            'id', p.id,
+            'userId', null,
+            'fraudReason', p.fraud_reason,
+            'fraudType', p.fraud_type,
+            'attachments', p.attachments,
+            'financialInstitution', p.financial_institution,
+            'eventDate', ${iso('p.event_date')},
+            'companyId', p.company_id,
+            'notificationSent', p.notification_sent,
+            'status', p.status,
+            'victim', p.victim_masked,
+            'guestInfo', p.guest_info_masked,
+            'reportingEntity', p.reporting_entity,
+            'createdAt', ${iso('p.created_at')},
+            'updatedAt', ${iso('p.updated_at')},
+            'identifiers', (
+              select coalesce(json_agg(json_build_object('id', i.id, 'label', i.label, 'value', i.value_token) order by i.position), '[]'::json)
+              from public_report_identifiers i where i.public_report_id = p.id
+            )
+          ) order by p.created_at desc, p.id desc)
+          from public_page p
+        ), '[]'::json),
         'summary', (
           select json_build_object(
-            'totalReports', count(*),
-            'totalPublicReports', 0,
-            'fraudTypes', coalesce((select json_object_agg(t.fraud_type, t.n) from (select fraud_type, count(*) as n from visible group by fraud_type) t), '{}'::json),
-            'firstReportedAt', ${iso('min(v.published_at)')},
-            'lastReportedAt', ${iso('max(v.published_at)')}
-          ) from visible v
+            'totalReports', (select count(*) from visible),
+            'totalPublicReports', (select count(*) from public_visible),
+            'fraudTypes', coalesce((select json_object_agg(t.fraud_type, t.n) from (select fraud_type, count(*) as n from both_lists group by fraud_type) t), '{}'::json),
+            'firstReportedAt', ${iso('min(b.reported_at)')},
+            'lastReportedAt', ${iso('max(b.reported_at)')}
+          ) from both_lists b
         )
       )
-    )::text as body`.execute(db);
+    )::text as body,
+    exists (select 1 from page where cardinality(attachments) > 0)
+      or exists (select 1 from public_page where cardinality(attachments) > 0) as has_attachments`.execute(db);
   const row = result.rows[0];
   if (!row) throw new Error('search returned no row');
-  return row.body;
+  return { body: row.body, hasAttachments: row.has_attachments };
 }

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { Envelope } from '../../http/envelope.js';
 import { DateTime, StringEnum } from '../../http/schema-helpers.js';
 import { IDENTIFIER_LABELS } from '../../identifiers/labels.js';
+import { publicReportFields } from '../public-reports/public-reports.schemas.js';
 import { ReportOut } from '../reports/reports.schemas.js';
 
 export const SearchBody = Type.Object(
@@ -19,24 +20,8 @@ export const SearchBody = Type.Object(
 
 const NullableDateTime = Type.Union([DateTime(), Type.Null()]);
 
-export const PublicReportOut = Type.Object({
-  id: Type.String(),
-  userId: Type.Union([Type.String(), Type.Null()]),
-  fraudReason: Type.String(),
-  fraudType: Type.String(),
-  attachments: Type.Array(Type.String()),
-  financialInstitution: Type.String(),
-  eventDate: DateTime(),
-  companyId: Type.String(),
-  notificationSent: Type.Boolean(),
-  status: Type.String(),
-  victim: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
-  guestInfo: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
-  reportingEntity: Type.String(),
-  createdAt: DateTime(),
-  updatedAt: DateTime(),
-  identifiers: Type.Array(Type.Object({ id: Type.String(), label: Type.String(), value: Type.String() })),
-});
+/** Published public reports; e-mail and phone inside `victim` and `guestInfo` are masked. */
+export const PublicReportOut = Type.Object(publicReportFields);
 
 export const SearchSummary = Type.Object({
   totalReports: Type.Integer(),

@@ -5,7 +5,9 @@ import type { Principal } from '../../http/auth.js';
 import { AppError } from '../../http/errors.js';
 import type { IdentifierLabel } from '../../identifiers/normalize.js';
 import type { SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
+import type { ReportAttachments } from '../uploads/attachments.js';
 import { searchReports } from './search.repository.js';
+import { withSignedAttachments } from './search-attachments.js';
 
 const MESSAGE = 'Reports fetched successfully';
 
@@ -13,6 +15,7 @@ const MESSAGE = 'Reports fetched successfully';
 export function createSearchService(deps: {
   db: Kysely<Database>;
   identifiers: SealedIdentifiers;
+  attachments: Pick<ReportAttachments, 'links'>;
   /** Told of each search, whose audit row commits asynchronously (see search.repository.ts). */
   asyncCommits: Pick<AsyncCommits, 'note'>;
 }) {
@@ -21,7 +24,7 @@ export function createSearchService(deps: {
     async search(principal: Principal, requestId: string, label: IdentifierLabel, value: string): Promise<string> {
       const found = deps.identifiers.searchKey(label, value);
       if (!found.ok) throw AppError.validation([{ field: 'value', message: found.message }]);
-      const body = await searchReports(
+      const { body, hasAttachments } = await searchReports(
         deps.db,
         found.key,
         {
@@ -33,7 +36,8 @@ export function createSearchService(deps: {
         MESSAGE,
       );
       deps.asyncCommits.note();
-      return body;
+      // Links to evidence are signed per response, which PostgreSQL cannot do: only then is the body re-parsed.
+      return hasAttachments ? withSignedAttachments(body, deps.attachments.links) : body;
     },
   };
 }

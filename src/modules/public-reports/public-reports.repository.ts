@@ -1,0 +1,94 @@
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import type { Database, PublicReportIdentifiersTable, PublicReportsTable } from '../../db/schema.js';
+import type { PublicReportStatus } from './public-report-values.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export type PublicReportRow = Selectable<PublicReportsTable>;
+export type PublicIdentifierRow = Pick<
+  Selectable<PublicReportIdentifiersTable>,
+  'id' | 'public_report_id' | 'label' | 'value_token'
+>;
+
+export async function insertPublicReport(
+  trx: Transaction<Database>,
+  row: {
+    id: string;
+    company_id: string;
+    reporting_entity: string;
+    fraud_type: string;
+    fraud_reason: string;
+    financial_institution: string;
+    event_date: Date;
+    attachments: string[];
+    victim_token: string | null;
+    victim_masked: unknown;
+    guest_info_token: string | null;
+    guest_info_masked: unknown;
+  },
+): Promise<PublicReportRow> {
+  return trx.insertInto('public_reports').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function insertPublicIdentifiers(
+  trx: Transaction<Database>,
+  rows: Array<Selectable<PublicReportIdentifiersTable>>,
+): Promise<void> {
+  if (rows.length > 0) await trx.insertInto('public_report_identifiers').values(rows).execute();
+}
+
+export function findPublicReport(db: Db, id: string, forUpdate = false): Promise<PublicReportRow | undefined> {
+  const query = db.selectFrom('public_reports').selectAll().where('id', '=', id);
+  return (forUpdate ? query.forUpdate() : query).executeTakeFirst();
+}
+
+export function findPublicIdentifiers(db: Db, reportIds: string[]): Promise<PublicIdentifierRow[]> {
+  if (reportIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('public_report_identifiers')
+    .select(['id', 'public_report_id', 'label', 'value_token'])
+    .where('public_report_id', 'in', reportIds)
+    .orderBy('public_report_id')
+    .orderBy('position')
+    .execute();
+}
+
+/** A page of public reports, newest first, with the filtered total in the same query. */
+export async function listPublicReports(
+  db: Db,
+  options: { status?: PublicReportStatus | undefined; offset: number; limit: number },
+): Promise<{ rows: PublicReportRow[]; total: number }> {
+  const rows = await db
+    .selectFrom('public_reports')
+    .selectAll()
+    .select(sql<number>`count(*) over ()`.as('total'))
+    .$if(options.status !== undefined, (q) => q.where('status', '=', options.status as PublicReportStatus))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .offset(options.offset)
+    .limit(options.limit)
+    .execute();
+  return { rows: rows.map(({ total: _total, ...row }) => row), total: rows[0]?.total ?? 0 };
+}
+
+export async function countPublicReports(db: Db, status?: PublicReportStatus): Promise<number> {
+  const row = await db
+    .selectFrom('public_reports')
+    .select((eb) => eb.fn.countAll<number>().as('total'))
+    .$if(status !== undefined, (q) => q.where('status', '=', status as PublicReportStatus))
+    .executeTakeFirstOrThrow();
+  return row.total;
+}
+
+export async function setModeration(
+  trx: Transaction<Database>,
+  id: string,
+  change: { status: PublicReportStatus; rejection_reason: string | null; moderated_by: string },
+): Promise<PublicReportRow> {
+  return trx
+    .updateTable('public_reports')
+    .set({ ...change, moderated_at: sql`now()`, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

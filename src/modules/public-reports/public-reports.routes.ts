@@ -1,0 +1,114 @@
+import type { FastifyRequest } from 'fastify';
+import { operatorOf } from '../../http/auth.js';
+import { ok } from '../../http/envelope.js';
+import { errorResponses } from '../../http/openapi.js';
+import { clientAddressRateLimit } from '../../http/rate-limit.js';
+import type { RoutesPlugin } from '../../http/types.js';
+import {
+  ModerationListQuery,
+  ModerationListResponse,
+  ModerationReportResponse,
+  PublicReportBody,
+  PublicReportCreatedResponse,
+  PublicReportIdParams,
+  RejectBody,
+} from './public-reports.schemas.js';
+import type { Moderator, PublicReportsService } from './public-reports.service.js';
+
+const HOUR_MS = 60 * 60 * 1000;
+const ADMIN = '/api/v1/admin/public-reports';
+
+function moderator(request: FastifyRequest): Moderator {
+  const { operatorId, keyId } = operatorOf(request);
+  return { operatorId, keyId, requestId: String(request.id) };
+}
+
+/** The public intake (no key, limited per client address) and the operators' moderation. */
+export const publicReportsRoutes: RoutesPlugin<{ publicReports: PublicReportsService; reportsPerHour: number }> = async (
+  app,
+  { publicReports, reportsPerHour },
+) => {
+  app.post(
+    '/api/v1/public/reports',
+    {
+      config: { rateLimit: clientAddressRateLimit({ max: reportsPerHour, timeWindow: HOUR_MS }) },
+      schema: {
+        tags: ['public reports'],
+        summary: 'File a report as a member of the public (no key)',
+        description: `Stored as a draft until an operator publishes it. Identifiers are normalised and encrypted as on company reports; the e-mail and phone of \`victim\` and \`guestInfo\` are stored encrypted and shown masked. Limited to ${reportsPerHour} an hour per client address.`,
+        body: PublicReportBody,
+        response: { 201: PublicReportCreatedResponse },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(ok(await publicReports.intake(request.body), 'Report received; it will be reviewed before it is published')),
+  );
+
+  const tags = ['admin: public reports'];
+
+  app.get(
+    ADMIN,
+    {
+      config: { auth: 'operator' },
+      schema: {
+        tags,
+        summary: 'List public reports, newest first (masked contacts, encrypted identifiers)',
+        querystring: ModerationListQuery,
+        response: { 200: ModerationListResponse },
+      },
+    },
+    async (request) => ok(await publicReports.list(request.query), 'Public reports fetched successfully'),
+  );
+
+  app.get(
+    `${ADMIN}/:id`,
+    {
+      config: { auth: 'operator' },
+      schema: {
+        tags,
+        summary: 'Read one public report decoded: clear identifiers and contact details (audited)',
+        params: PublicReportIdParams,
+        response: { 200: ModerationReportResponse, ...errorResponses(404) },
+      },
+    },
+    async (request) =>
+      ok({ report: await publicReports.decoded(moderator(request), request.params.id) }, 'Public report fetched successfully'),
+  );
+
+  app.post(
+    `${ADMIN}/:id/publish`,
+    {
+      config: { auth: 'operator' },
+      schema: {
+        tags,
+        summary: 'Publish a draft public report: search finds it from now on (audited)',
+        params: PublicReportIdParams,
+        response: { 200: ModerationReportResponse, ...errorResponses(404, 409) },
+      },
+    },
+    async (request) =>
+      ok({ report: await publicReports.publish(moderator(request), request.params.id) }, 'Public report published'),
+  );
+
+  app.post(
+    `${ADMIN}/:id/reject`,
+    {
+      config: { auth: 'operator' },
+      schema: {
+        tags,
+        summary: 'Reject a draft, or take down a published report, with a reason (audited)',
+        description: 'A rejected report is kept with its reason and never returned by search.',
+        params: PublicReportIdParams,
+        body: RejectBody,
+        response: { 200: ModerationReportResponse, ...errorResponses(404, 409) },
+      },
+    },
+    async (request) =>
+      ok(
+        { report: await publicReports.reject(moderator(request), request.params.id, request.body.reason) },
+        'Public report rejected',
+      ),
+  );
+};

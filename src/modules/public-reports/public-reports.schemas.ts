@@ -1,0 +1,137 @@
+import { Type } from 'typebox';
+import { Envelope } from '../../http/envelope.js';
+import { DateTime, Nullable, StringEnum } from '../../http/schema-helpers.js';
+import { REPORT_LIMITS } from '../reports/report-values.js';
+import { FraudTypeSchema, IdentifierInput, IdentifierOut } from '../reports/reports.schemas.js';
+import { PUBLIC_REPORT_LIMITS, PUBLIC_REPORT_STATUSES, REPORTING_ENTITIES } from './public-report-values.js';
+
+const L = PUBLIC_REPORT_LIMITS;
+
+const contactFields = {
+  name: Type.String({ minLength: 1, maxLength: L.nameMax, pattern: '\\S' }),
+  email: Type.String({ minLength: 3, maxLength: 320, description: 'E-mail address' }),
+  phone: Type.String({ minLength: 6, maxLength: 40, description: 'Nigerian local, 234..., +234... or any E.164 number' }),
+};
+
+const VictimInput = Type.Object(
+  {
+    name: Type.Optional(contactFields.name),
+    email: Type.Optional(contactFields.email),
+    phone: Type.Optional(contactFields.phone),
+    amountLost: Type.Optional(Type.Number({ minimum: 0, maximum: L.amountLostMax })),
+    currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code, e.g. NGN' })),
+  },
+  { additionalProperties: false, minProperties: 1, description: 'The victim; e-mail and phone are stored encrypted' },
+);
+
+const GuestInfoInput = Type.Object(
+  {
+    name: Type.Optional(contactFields.name),
+    email: Type.Optional(contactFields.email),
+    phone: Type.Optional(contactFields.phone),
+  },
+  { additionalProperties: false, minProperties: 1, description: 'The person reporting; e-mail and phone are stored encrypted' },
+);
+
+export const PublicReportBody = Type.Object(
+  {
+    reportingEntity: StringEnum(REPORTING_ENTITIES, {
+      description: 'Who is reporting: the victim, a witness, a guest or a representative',
+    }),
+    fraudType: FraudTypeSchema,
+    fraudReason: Type.String({
+      minLength: REPORT_LIMITS.fraudReasonMin,
+      maxLength: 10_000,
+      description: `${REPORT_LIMITS.fraudReasonMin} to ${REPORT_LIMITS.fraudReasonMax} characters after trimming`,
+    }),
+    financialInstitution: Type.String({
+      minLength: 1,
+      maxLength: L.financialInstitutionMax,
+      pattern: '\\S',
+      description: 'Name of the bank or institution involved',
+    }),
+    eventDate: Type.String({ description: 'When it happened: an ISO date (2026-11-20) or date-time; not in the future' }),
+    identifiers: Type.Array(IdentifierInput, { minItems: REPORT_LIMITS.identifiersMin, maxItems: REPORT_LIMITS.identifiersMax }),
+    attachments: Type.Optional(
+      Type.Array(Type.String({ maxLength: 2048 }), {
+        maxItems: REPORT_LIMITS.attachmentsMax,
+        description: 'URLs from POST /api/v1/public/uploads',
+      }),
+    ),
+    victim: Type.Optional(VictimInput),
+    guestInfo: Type.Optional(GuestInfoInput),
+  },
+  { additionalProperties: false },
+);
+
+export const PublicReportCreatedResponse = Envelope(
+  Type.Object({ id: Type.String({ format: 'uuid' }), status: StringEnum(['draft'] as const) }),
+);
+
+const contactOut = {
+  name: Nullable(Type.String()),
+  email: Nullable(Type.String({ description: 'Masked in search and lists (j***@example.com); clear when decoded' })),
+  phone: Nullable(Type.String({ description: 'Masked in search and lists (+234803****567); clear when decoded' })),
+};
+export const VictimOut = Type.Object({
+  ...contactOut,
+  amountLost: Nullable(Type.Number()),
+  currency: Nullable(Type.String()),
+});
+export const GuestInfoOut = Type.Object(contactOut);
+
+/** The interface document's Public report, as search returns it. */
+export const publicReportFields = {
+  id: Type.String(),
+  userId: Nullable(Type.String()),
+  fraudReason: Type.String(),
+  fraudType: Type.String(),
+  attachments: Type.Array(Type.String(), { description: 'Signed download links; they expire (15 minutes by default)' }),
+  financialInstitution: Type.String(),
+  eventDate: DateTime(),
+  companyId: Type.String({ description: 'The built-in "Public reports" company' }),
+  notificationSent: Type.Boolean(),
+  status: Type.String(),
+  victim: Nullable(VictimOut),
+  guestInfo: Nullable(GuestInfoOut),
+  reportingEntity: Type.String(),
+  createdAt: DateTime(),
+  updatedAt: DateTime(),
+  identifiers: Type.Array(IdentifierOut),
+};
+
+/** What operators see: the same fields, any status, and the moderation decision. */
+export const ModerationReport = Type.Object({
+  ...publicReportFields,
+  status: StringEnum(PUBLIC_REPORT_STATUSES),
+  rejectionReason: Nullable(Type.String()),
+  moderatedAt: Nullable(DateTime()),
+});
+
+export const ModerationListQuery = Type.Object({
+  status: Type.Optional(StringEnum(PUBLIC_REPORT_STATUSES, { description: 'Only reports in this state' })),
+  page: Type.Integer({ minimum: 1, default: 1 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+});
+
+export const ModerationListResponse = Envelope(
+  Type.Object({
+    data: Type.Array(ModerationReport),
+    meta: Type.Object({ total: Type.Integer(), page: Type.Integer(), limit: Type.Integer() }),
+  }),
+);
+
+export const ModerationReportResponse = Envelope(Type.Object({ report: ModerationReport }));
+
+export const PublicReportIdParams = Type.Object({ id: Type.String({ description: 'Public report id' }) });
+
+export const RejectBody = Type.Object(
+  {
+    reason: Type.String({
+      minLength: L.rejectReasonMin,
+      maxLength: L.rejectReasonMax,
+      description: `Why it is rejected, ${L.rejectReasonMin}–${L.rejectReasonMax} characters (kept for the record, never shown publicly)`,
+    }),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,218 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Keyring } from '../../crypto/keyring.js';
+import type { Database } from '../../db/schema.js';
+import { AppError, type FieldError } from '../../http/errors.js';
+import type { IdentifierInput, SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
+import { recordAudit } from '../audit/audit.repository.js';
+import { PUBLIC_REPORTS_COMPANY_ID } from '../companies/public-reports-company.js';
+import { isUuid } from '../ids.js';
+import { checkFraudReason } from '../reports/fraud-reason.js';
+import type { FraudType } from '../reports/report-values.js';
+import type { ReportAttachments } from '../uploads/attachments.js';
+import { type ContactDetails, type ContactInput, maskContact, normalizeContact } from './contact-details.js';
+import type { PublicReportStatus, ReportingEntity } from './public-report-values.js';
+import * as repo from './public-reports.repository.js';
+
+export interface PublicReportInput {
+  reportingEntity: ReportingEntity;
+  fraudType: FraudType;
+  fraudReason: string;
+  financialInstitution: string;
+  eventDate: string;
+  identifiers: IdentifierInput[];
+  attachments?: string[] | undefined;
+  victim?: ContactInput | undefined;
+  guestInfo?: Omit<ContactInput, 'amountLost' | 'currency'> | undefined;
+}
+
+type GuestDetails = Omit<ContactDetails, 'amountLost' | 'currency'>;
+
+/** The operator who moderates, as the audit trail records them. */
+export interface Moderator {
+  operatorId: string;
+  keyId: string;
+  requestId: string;
+}
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
+/** A reporter's clock may run a little ahead of ours. */
+const CLOCK_SKEW_MS = 5 * 60 * 1000;
+/** Nigeria's time zone (WAT, UTC+1, no daylight saving): a date-only eventDate may be today's date there. */
+const WAT_OFFSET_MS = 60 * 60 * 1000;
+
+/** An ISO date (midnight UTC) or date-time, not in the future; a date is compared as a whole day in Nigeria. */
+function parseEventDate(value: string, errors: FieldError[]): Date {
+  const date = new Date(DATE_ONLY.test(value) ? `${value}T00:00:00Z` : value);
+  if ((!DATE_ONLY.test(value) && !DATE_TIME.test(value)) || Number.isNaN(date.getTime()) || date.getUTCFullYear() < 1900) {
+    errors.push({ field: 'eventDate', message: 'must be an ISO date (2026-11-20) or date-time (2026-11-20T14:30:00+01:00)' });
+    return date;
+  }
+  const now = Date.now();
+  const future = DATE_ONLY.test(value)
+    ? value > new Date(now + WAT_OFFSET_MS).toISOString().slice(0, 10)
+    : date.getTime() > now + CLOCK_SKEW_MS;
+  if (future) errors.push({ field: 'eventDate', message: 'must not be in the future' });
+  return date;
+}
+
+export function createPublicReportsService(deps: {
+  db: Kysely<Database>;
+  identifiers: SealedIdentifiers;
+  keyring: Keyring;
+  attachments: ReportAttachments;
+}) {
+  const { db, identifiers, keyring, attachments } = deps;
+  const companyId = PUBLIC_REPORTS_COMPANY_ID;
+
+  function seal(details: ContactDetails | null, recordId: string, label: 'victim' | 'guestInfo') {
+    if (details === null) return { token: null, masked: null };
+    return { token: keyring.seal(JSON.stringify(details), { companyId, recordId, label }), masked: maskContact(details) };
+  }
+
+  function open(token: string | null, row: repo.PublicReportRow, label: 'victim' | 'guestInfo'): ContactDetails | null {
+    if (token === null) return null;
+    return JSON.parse(keyring.open(token, { companyId: row.company_id, recordId: row.id, label })) as ContactDetails;
+  }
+
+  /** The moderation view: identifier tokens and masked contacts, or (decoded) clear values. */
+  async function view(row: repo.PublicReportRow, decoded = false) {
+    const identifierRows = await repo.findPublicIdentifiers(db, [row.id]);
+    return viewOf(row, identifierRows, decoded);
+  }
+
+  function viewOf(row: repo.PublicReportRow, identifierRows: repo.PublicIdentifierRow[], decoded: boolean) {
+    return {
+      id: row.id,
+      userId: null,
+      fraudReason: row.fraud_reason,
+      fraudType: row.fraud_type,
+      attachments: attachments.links(row.attachments),
+      financialInstitution: row.financial_institution,
+      eventDate: row.event_date.toISOString(),
+      companyId: row.company_id,
+      notificationSent: row.notification_sent,
+      status: row.status,
+      victim: (decoded ? open(row.victim_token, row, 'victim') : row.victim_masked) as Required<ContactDetails> | null,
+      guestInfo: (decoded ? open(row.guest_info_token, row, 'guestInfo') : row.guest_info_masked) as GuestDetails | null,
+      reportingEntity: row.reporting_entity,
+      createdAt: row.created_at.toISOString(),
+      updatedAt: row.updated_at.toISOString(),
+      identifiers: identifierRows.map((i) => ({
+        id: i.id,
+        label: i.label,
+        value: decoded
+          ? identifiers.open(i.value_token, { companyId: row.company_id, recordId: row.id, label: i.label })
+          : i.value_token,
+      })),
+      rejectionReason: row.rejection_reason,
+      moderatedAt: row.moderated_at?.toISOString() ?? null,
+    };
+  }
+
+  async function requireReport(id: string, trx: Kysely<Database> = db, forUpdate = false) {
+    const row = isUuid(id) ? await repo.findPublicReport(trx, id.toLowerCase(), forUpdate) : undefined;
+    if (!row) throw AppError.notFound('Public report not found');
+    return row;
+  }
+
+  async function decide(moderator: Moderator, id: string, next: 'published' | 'rejected', reason?: string) {
+    return db.transaction().execute(async (trx) => {
+      const row = await requireReport(id, trx, true);
+      if (row.status === next) throw new AppError('INVALID_STATE', `The public report is already ${next}`);
+      if (row.status === 'rejected') throw new AppError('INVALID_STATE', 'A rejected public report cannot be published');
+      const updated = await repo.setModeration(trx, row.id, {
+        status: next,
+        rejection_reason: next === 'rejected' ? (reason ?? '').trim() : null,
+        moderated_by: moderator.operatorId,
+      });
+      await recordAudit(trx, {
+        operatorId: moderator.operatorId,
+        keyId: moderator.keyId,
+        requestId: moderator.requestId,
+        action: next === 'published' ? 'public_publish' : 'public_reject',
+        reportId: row.id,
+      });
+      return updated;
+    });
+  }
+
+  return {
+    /** A report from the public: checked, its identifiers and contact details sealed, stored as a draft. */
+    async intake(input: PublicReportInput): Promise<{ id: string; status: 'draft' }> {
+      const errors: FieldError[] = [];
+      const id = randomUUID();
+      const fraudReason = checkFraudReason(input.fraudReason, errors) as string;
+      const financialInstitution = input.financialInstitution.trim().replace(/\s+/g, ' ');
+      const eventDate = parseEventDate(input.eventDate, errors);
+      const sealed = identifiers.seal(input.identifiers, { companyId, recordId: id }, errors);
+      const uploadIds = await attachments.resolve(input.attachments ?? [], { companyId, recordId: id }, errors);
+      const victim = input.victim ? normalizeContact(input.victim, 'victim', true, errors) : null;
+      const guestInfo = input.guestInfo ? normalizeContact(input.guestInfo, 'guestInfo', false, errors) : null;
+      if (errors.length > 0) throw AppError.validation(errors);
+
+      const sealedVictim = seal(victim, id, 'victim');
+      const sealedGuest = seal(guestInfo, id, 'guestInfo');
+      await db.transaction().execute(async (trx) => {
+        await repo.insertPublicReport(trx, {
+          id,
+          company_id: companyId,
+          reporting_entity: input.reportingEntity,
+          fraud_type: input.fraudType,
+          fraud_reason: fraudReason,
+          financial_institution: financialInstitution,
+          event_date: eventDate,
+          attachments: uploadIds,
+          victim_token: sealedVictim.token,
+          victim_masked: sealedVictim.masked,
+          guest_info_token: sealedGuest.token,
+          guest_info_masked: sealedGuest.masked,
+        });
+        await repo.insertPublicIdentifiers(
+          trx,
+          sealed.map((s, position) => ({ ...s.row, public_report_id: id, position })),
+        );
+        if (uploadIds.length > 0) await attachments.attach(trx, { companyId, recordId: id }, uploadIds);
+      });
+      return { id, status: 'draft' };
+    },
+
+    async list(query: { status?: PublicReportStatus | undefined; page: number; limit: number }) {
+      const offset = (query.page - 1) * query.limit;
+      const { rows, total } = await repo.listPublicReports(db, { status: query.status, offset, limit: query.limit });
+      // A page past the end has no row to carry the total.
+      const count = rows.length === 0 && offset > 0 ? await repo.countPublicReports(db, query.status) : total;
+      const byReport = new Map<string, repo.PublicIdentifierRow[]>();
+      for (const identifier of await repo.findPublicIdentifiers(
+        db,
+        rows.map((r) => r.id),
+      )) {
+        byReport.set(identifier.public_report_id, [...(byReport.get(identifier.public_report_id) ?? []), identifier]);
+      }
+      return {
+        data: rows.map((row) => viewOf(row, byReport.get(row.id) ?? [], false)),
+        meta: { total: count, page: query.page, limit: query.limit },
+      };
+    },
+
+    /** One report with clear identifiers and contact details; the reading is audited. */
+    async decoded(moderator: Moderator, id: string) {
+      const row = await requireReport(id);
+      const report = await view(row, true);
+      await recordAudit(db, { ...moderator, action: 'public_decode', reportId: row.id });
+      return report;
+    },
+
+    async publish(moderator: Moderator, id: string) {
+      return view(await decide(moderator, id, 'published'));
+    },
+
+    /** A draft or a published report is rejected (taken down); search never returns it again. */
+    async reject(moderator: Moderator, id: string, reason: string) {
+      return view(await decide(moderator, id, 'rejected', reason));
+    },
+  };
+}
+
+export type PublicReportsService = ReturnType<typeof createPublicReportsService>;

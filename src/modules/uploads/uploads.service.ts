@@ -1,0 +1,146 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { AppError } from '../../http/errors.js';
+import { isUuid } from '../ids.js';
+import { type AcceptedType, checkStructure, EXTENSIONS, SNIFF_BYTES, sniffContentType } from './content-type.js';
+import type { BlobStore } from './storage/blob-store.js';
+import type { UploadOrigin, UploadUrls } from './upload-urls.js';
+import * as repo from './uploads.repository.js';
+
+/** A file read from a request: its bytes once, with what was learnt while reading them. */
+export interface ReceivedFile {
+  bytes: Buffer;
+  size: number;
+  sha256: Buffer;
+  contentType: AcceptedType;
+}
+
+export interface UploadView {
+  id: string;
+  url: string;
+  contentType: AcceptedType;
+  size: number;
+  sha256: string;
+}
+
+/** An upload not attached to a report for this long is removed. */
+export const ORPHAN_HOURS = 24;
+const SWEEP_BATCH = 500;
+/** Capacity for a file of unknown length; it doubles as needed, up to the limit. */
+const INITIAL_BUFFER_BYTES = 256 * 1024;
+
+export function createUploadsService(deps: { db: Kysely<Database>; store: BlobStore; urls: UploadUrls; maxBytes: number }) {
+  const { db, store, urls, maxBytes } = deps;
+
+  const tooLarge = () =>
+    new AppError('PAYLOAD_TOO_LARGE', `The file is larger than ${maxBytes} bytes (${(maxBytes / 1048576).toFixed(1)} MiB)`);
+
+  function view(row: repo.UploadRow, origin: UploadOrigin): UploadView {
+    return {
+      id: row.id,
+      url: urls.reference(origin, row.id),
+      contentType: row.content_type as AcceptedType,
+      size: row.size,
+      sha256: Buffer.from(row.sha256).toString('hex'),
+    };
+  }
+
+  return {
+    /** The 413 for a file over the limit, however it was noticed. */
+    tooLarge,
+
+    /**
+     * Reads a file as it streams in: hashes and counts each chunk and copies it into one buffer that
+     * grows as bytes arrive (never sized from the sender's Content-Length, or a slow sender could
+     * reserve 5 MiB with a few bytes). Its type is decided by its first bytes, so an executable is
+     * refused before the rest is read; past `maxBytes` the reading stops (the caller's stream
+     * delivers at most `maxBytes + 1`); a file whose structure does not hold up is refused at the end.
+     */
+    async receive(stream: AsyncIterable<Buffer>): Promise<ReceivedFile> {
+      const hash = createHash('sha256');
+      let buffer = Buffer.allocUnsafe(Math.min(maxBytes, INITIAL_BUFFER_BYTES));
+      let size = 0;
+      let contentType: AcceptedType | undefined;
+      for await (const chunk of stream) {
+        if (size + chunk.length > maxBytes) throw tooLarge();
+        if (size + chunk.length > buffer.length) {
+          const grown = Buffer.allocUnsafe(Math.min(maxBytes, Math.max(size + chunk.length, buffer.length * 2)));
+          buffer.copy(grown, 0, 0, size);
+          buffer = grown;
+        }
+        chunk.copy(buffer, size);
+        size += chunk.length;
+        hash.update(chunk);
+        if (contentType === undefined && size >= SNIFF_BYTES) contentType = sniff(buffer.subarray(0, size));
+      }
+      if (size === 0) throw AppError.validation([{ field: 'file', message: 'is empty' }]);
+      contentType ??= sniff(buffer.subarray(0, size));
+      const bytes = buffer.subarray(0, size);
+      const structure = checkStructure(contentType, bytes);
+      if (!structure.ok) throw new AppError('UNSUPPORTED_MEDIA_TYPE', structure.message);
+      return { bytes, size, sha256: hash.digest(), contentType };
+    },
+
+    /** Stores a received file as an upload of `companyId`, attached to nothing yet. */
+    async save(companyId: string, origin: UploadOrigin, file: ReceivedFile): Promise<UploadView> {
+      const id = randomUUID();
+      // The metadata row first: if the bytes fail to store it is removed, and if the process dies
+      // in between, the sweeper removes the row like any unattached upload. No bytes are left behind.
+      const row = await repo.insertUpload(db, {
+        id,
+        company_id: companyId,
+        content_type: file.contentType,
+        size: file.size,
+        sha256: file.sha256,
+        storage_key: `${id}.${EXTENSIONS[file.contentType]}`,
+      });
+      try {
+        await store.put(row.storage_key, file.bytes, file.contentType);
+      } catch (error) {
+        await repo.deleteUpload(db, id);
+        throw error;
+      }
+      return view(row, origin);
+    },
+
+    /** A company's own upload, with a fresh download link; another company's is a 404. */
+    async describe(companyId: string, id: string) {
+      const row = isUuid(id) ? await repo.findUpload(db, id, companyId) : undefined;
+      if (!row) throw AppError.notFound('Upload not found');
+      return {
+        ...view(row, 'external'),
+        downloadUrl: urls.download(row.id),
+        attached: row.record_id !== null,
+        createdAt: row.created_at.toISOString(),
+      };
+    },
+
+    /** The file behind a download link whose signature the caller has checked. */
+    async open(id: string): Promise<{ contentType: string; fileName: string; bytes: Buffer }> {
+      const row = isUuid(id) ? await repo.findUpload(db, id) : undefined;
+      const bytes = row ? await store.get(row.storage_key) : undefined;
+      if (!row || !bytes) throw AppError.notFound('File not found');
+      return { contentType: row.content_type, fileName: row.storage_key, bytes };
+    },
+
+    /** Removes uploads attached to nothing for 24 hours, metadata first, then their bytes. */
+    async sweep(): Promise<number> {
+      let removed = 0;
+      for (;;) {
+        const keys = await repo.deleteOrphanedUploads(db, ORPHAN_HOURS, SWEEP_BATCH);
+        await store.delete(keys);
+        removed += keys.length;
+        if (keys.length < SWEEP_BATCH) return removed;
+      }
+    },
+  };
+}
+
+export type UploadsService = ReturnType<typeof createUploadsService>;
+
+function sniff(head: Buffer): AcceptedType {
+  const sniffed = sniffContentType(head);
+  if (!sniffed.ok) throw new AppError('UNSUPPORTED_MEDIA_TYPE', sniffed.message);
+  return sniffed.type;
+}

@@ -1,0 +1,79 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { digits, letters, localPhone } from './helpers/identifiers.js';
+import { createCompany, createOperator, key } from './helpers/principals.js';
+import { ADMIN, publicBody } from './helpers/public-reports.js';
+import { search } from './helpers/reports.js';
+import { buildTestApp } from './helpers/test-app.js';
+import { engine } from './helpers/test-database.js';
+
+function filesUnder(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name));
+}
+
+describe('public reports: clear values at rest and in the logs', () => {
+  it('leaves no identifier or contact detail in clear in the data directory or the log', async () => {
+    const t = await buildTestApp({ config: { logLevel: 'trace' } });
+    const operator = await createOperator(t);
+    const company = await createCompany(t);
+    const bvn = `22${digits(9)}`;
+    const victimEmail = `${letters(12)}@example.com`;
+    const victimPhone = localPhone();
+    const guestEmail = `${letters(12)}@example.org`;
+    const guestPhone = localPhone();
+    const victimName = `${letters(9)} ${letters(10)}`;
+    const guestName = `${letters(9)} ${letters(10)}`;
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/public/reports',
+      remoteAddress: '192.0.2.10',
+      payload: publicBody(victimPhone, {
+        identifiers: [{ label: 'bvn', value: bvn }],
+        victim: { name: victimName, email: victimEmail, phone: victimPhone },
+        guestInfo: { name: guestName, email: guestEmail, phone: guestPhone },
+      }),
+    });
+    expect(res.statusCode).toBe(201);
+    const { id } = res.json().data;
+    const headers = key(operator.apiKey);
+    expect((await t.app.inject({ method: 'POST', url: `${ADMIN}/${id}/publish`, headers })).statusCode).toBe(200);
+    const decoded = await t.app.inject({ method: 'GET', url: `${ADMIN}/${id}`, headers });
+    expect(decoded.json().data.report.victim.email).toBe(victimEmail);
+    const found = await search(t, company.apiKey, 'bvn', bvn);
+    expect(found.json().data.publicReports[0].victim.email).toMatch(/^.\*\*\*@example\.com$/);
+    expect(found.json().data.publicReports[0].victim.name).toBe(`${victimName[0]}*** ${victimName.split(' ')[1]?.[0]}***`);
+    await t.close({ keepFiles: true });
+
+    // Each value as sent and as normalised (the national number of a phone is in both forms).
+    const needles = [
+      bvn,
+      victimEmail,
+      guestEmail,
+      victimPhone.slice(1),
+      guestPhone.slice(1),
+      ...victimName.split(' '),
+      ...guestName.split(' '),
+      operator.apiKey,
+    ];
+    const logText = t.logLines.join('\n');
+    expect(t.logLines.length).toBeGreaterThan(5);
+    for (const needle of needles) expect(logText, `log contains ${needle}`).not.toContain(needle);
+
+    if (engine === 'embedded') {
+      const files = filesUnder(t.database.dataDir);
+      const bytes = files.map((file) => [file, fs.readFileSync(file)] as const);
+      for (const needle of needles) {
+        for (const [file, content] of bytes) {
+          expect(content.includes(needle), `${path.relative(t.database.dataDir, file)} contains ${needle}`).toBe(false);
+        }
+      }
+      // The scan can see text: the masked copy search shows is stored in clear and is found.
+      expect(bytes.some(([, content]) => content.includes(`${victimEmail.slice(0, 1)}***@example.com`))).toBe(true);
+      fs.rmSync(t.database.dataDir, { recursive: true, force: true });
+    }
+  });
+});

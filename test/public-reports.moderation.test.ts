@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rotateKeys } from '../src/crypto/rotation.js';
+import { sealedColumns } from '../src/crypto/sealed-columns.js';
+import { PUBLIC_REPORTS_COMPANY_ID } from '../src/modules/companies/public-reports-company.js';
+import { createCompany, createOperator, key } from './helpers/principals.js';
+import { ADMIN, filePublicReport, uniquePhone } from './helpers/public-reports.js';
+import { buildTestApp, type TestApp } from './helpers/test-app.js';
+
+let t: TestApp;
+let operator: Awaited<ReturnType<typeof createOperator>>;
+let searcher: Awaited<ReturnType<typeof createCompany>>;
+beforeAll(async () => {
+  t = await buildTestApp();
+  operator = await createOperator(t);
+  searcher = await createCompany(t);
+});
+afterAll(() => t.close());
+
+const file = (phone: string, overrides: Record<string, unknown> = {}) => filePublicReport(t, phone, overrides);
+const asOperator = (method: 'GET' | 'POST', url: string, payload?: Record<string, unknown>, apiKey = operator.apiKey) =>
+  t.app.inject({ method, url, headers: key(apiKey), ...(payload ? { payload } : {}) });
+
+describe('moderation', () => {
+  it('is for operator keys only: none is 401, a company key 403', async () => {
+    const id = await file(uniquePhone());
+    const routes: Array<['GET' | 'POST', string, Record<string, unknown>?]> = [
+      ['GET', `${ADMIN}?status=draft`],
+      ['GET', `${ADMIN}/${id}`],
+      ['POST', `${ADMIN}/${id}/publish`],
+      ['POST', `${ADMIN}/${id}/reject`, { reason: 'Not a real report at all' }],
+    ];
+    for (const [method, url, payload] of routes) {
+      const anonymous = await t.app.inject({ method, url, ...(payload ? { payload } : {}) });
+      expect(anonymous.statusCode, `${method} ${url}`).toBe(401);
+      const company = await asOperator(method, url, payload, searcher.apiKey);
+      expect(company.statusCode, `${method} ${url}`).toBe(403);
+      expect(company.json().data.code).toBe('FORBIDDEN');
+    }
+    const row = await t.database.db.selectFrom('public_reports').select('status').where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row.status).toBe('draft');
+  });
+
+  it('lists by status, newest first, in pages, with masked contacts', async () => {
+    const ids = [await file(uniquePhone()), await file(uniquePhone()), await file(uniquePhone())];
+    await asOperator('POST', `${ADMIN}/${ids[0]}/reject`, { reason: 'Spam sent from a script' });
+    const drafts = await asOperator('GET', `${ADMIN}?status=draft&limit=100`);
+    expect(drafts.statusCode).toBe(200);
+    const draftIds = drafts.json().data.data.map((r: { id: string }) => r.id);
+    expect(draftIds).toEqual(expect.arrayContaining([ids[1], ids[2]]));
+    expect(draftIds).not.toContain(ids[0]);
+    expect(draftIds.indexOf(ids[2])).toBeLessThan(draftIds.indexOf(ids[1]));
+    const item = drafts.json().data.data.find((r: { id: string }) => r.id === ids[1]);
+    expect(item).toMatchObject({
+      status: 'draft',
+      victim: { email: 'j***@example.com' },
+      rejectionReason: null,
+      moderatedAt: null,
+    });
+    expect(item.identifiers[0].value).toMatch(/^v1\./);
+
+    const page = await asOperator('GET', `${ADMIN}?status=draft&page=2&limit=1`);
+    expect(page.json().data.meta).toEqual({ total: drafts.json().data.meta.total, page: 2, limit: 1 });
+    expect(page.json().data.data).toHaveLength(1);
+    const past = await asOperator('GET', `${ADMIN}?status=draft&page=1000&limit=100`);
+    expect(past.json().data).toEqual({ data: [], meta: { total: drafts.json().data.meta.total, page: 1000, limit: 100 } });
+    const rejected = await asOperator('GET', `${ADMIN}?status=rejected`);
+    expect(rejected.json().data.data.map((r: { id: string }) => r.id)).toContain(ids[0]);
+    expect((await asOperator('GET', `${ADMIN}?status=gone`)).statusCode).toBe(400);
+    expect((await asOperator('GET', `${ADMIN}?limit=101`)).statusCode).toBe(400);
+  });
+
+  it('reads one decoded: clear identifiers and contact details; unknown ids are 404', async () => {
+    const phone = uniquePhone();
+    const id = await file(phone);
+    const res = await asOperator('GET', `${ADMIN}/${id}`);
+    expect(res.statusCode).toBe(200);
+    const { report } = res.json().data;
+    expect(report.identifiers).toEqual([{ id: expect.any(String), label: 'phone', value: `+234${phone.slice(1)}` }]);
+    expect(report.victim).toEqual({
+      name: 'Jane Doe',
+      email: 'jane.doe@example.com',
+      phone: '+2348031234567',
+      amountLost: 250000,
+      currency: 'NGN',
+    });
+    expect(report.guestInfo).toEqual({ name: 'Ola Ade', email: 'ola@example.org', phone: '+2348098765432' });
+    expect((await asOperator('GET', `${ADMIN}/${randomUUID()}`)).statusCode).toBe(404);
+    expect((await asOperator('GET', `${ADMIN}/not-an-id`)).statusCode).toBe(404);
+    expect((await asOperator('POST', `${ADMIN}/${randomUUID()}/publish`)).statusCode).toBe(404);
+  });
+
+  it('refuses a decision the report is not in a state for, and a reason too short', async () => {
+    const id = await file(uniquePhone());
+    expect((await asOperator('POST', `${ADMIN}/${id}/reject`, { reason: 'short' })).statusCode).toBe(400);
+    expect((await asOperator('POST', `${ADMIN}/${id}/reject`, {})).statusCode).toBe(400);
+    expect((await asOperator('POST', `${ADMIN}/${id}/publish`)).statusCode).toBe(200);
+    const twice = await asOperator('POST', `${ADMIN}/${id}/publish`);
+    expect(twice.statusCode).toBe(409);
+    expect(twice.json().data.code).toBe('INVALID_STATE');
+    expect((await asOperator('POST', `${ADMIN}/${id}/reject`, { reason: 'Taken down after review' })).statusCode).toBe(200);
+    expect((await asOperator('POST', `${ADMIN}/${id}/reject`, { reason: 'Taken down after review' })).statusCode).toBe(409);
+  });
+
+  it('audits every decision and every decoded read with the operator and key', async () => {
+    const id = await file(uniquePhone());
+    await asOperator('GET', `${ADMIN}/${id}`);
+    await asOperator('POST', `${ADMIN}/${id}/publish`);
+    await asOperator('POST', `${ADMIN}/${id}/reject`, { reason: 'Victim asked us to remove it' });
+    const rows = await t.database.db
+      .selectFrom('audit_events')
+      .select(['action', 'operator_id', 'key_id', 'company_id'])
+      .where('report_id', '=', id)
+      .orderBy('id')
+      .execute();
+    expect(rows).toEqual(
+      ['public_decode', 'public_publish', 'public_reject'].map((action) => ({
+        action,
+        operator_id: operator.operatorId,
+        key_id: operator.keyId,
+        company_id: null,
+      })),
+    );
+  });
+});
+
+describe('the built-in Public reports company', () => {
+  it('exists with the fixed id, is not listed, cannot be managed and can never hold a key', async () => {
+    const row = await t.database.db
+      .selectFrom('companies')
+      .select('business_name')
+      .where('id', '=', PUBLIC_REPORTS_COMPANY_ID)
+      .executeTakeFirstOrThrow();
+    expect(row.business_name).toBe('Public reports');
+
+    const list = await asOperator('GET', '/api/v1/admin/companies?limit=100');
+    expect(list.json().data.data.map((c: { id: string }) => c.id)).not.toContain(PUBLIC_REPORTS_COMPANY_ID);
+    expect((await asOperator('GET', `/api/v1/admin/companies/${PUBLIC_REPORTS_COMPANY_ID}`)).statusCode).toBe(404);
+    await expect(t.app.admin.keys.issueForCompany(PUBLIC_REPORTS_COMPANY_ID)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(t.app.admin.companies.suspend(PUBLIC_REPORTS_COMPANY_ID)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(
+      sql`insert into api_keys (role, company_id, prefix, hash)
+          values ('company', ${PUBLIC_REPORTS_COMPANY_ID}::uuid, 'rf_x', ${Buffer.alloc(32, 7)})`.execute(t.database.db),
+    ).rejects.toThrow(/api_keys_not_public_reports/);
+  });
+});
+
+describe('key rotation', () => {
+  it('re-encrypts public report identifiers and contact details, which still decode', async () => {
+    const id = await file(uniquePhone());
+    const summary = await rotateKeys({ db: t.database.db, crypto: t.app.crypto, columns: sealedColumns });
+    expect(summary.failed).toBe(0);
+    const columns = summary.columns.map((c) => `${c.table}.${c.column}`);
+    expect(columns).toEqual(
+      expect.arrayContaining([
+        'public_report_identifiers.value_token',
+        'public_reports.victim_token',
+        'public_reports.guest_info_token',
+      ]),
+    );
+    for (const column of summary.columns.filter((c) => c.table.startsWith('public_')))
+      expect(column.reencrypted).toBeGreaterThan(0);
+    const decoded = await asOperator('GET', `${ADMIN}/${id}`);
+    expect(decoded.json().data.report.victim.email).toBe('jane.doe@example.com');
+  });
+});
