@@ -181,6 +181,15 @@ export interface PublicReportIdentifiersTable {
   index_version: number;
 }
 
+/** Maintained by a trigger on reports (migration 0006): the list's totals without counting rows. */
+export interface ReportCountsTable {
+  company_id: string;
+  status: string;
+  listing_status: string;
+  fraud_type: string;
+  n: number;
+}
+
 export interface Database {
   banks: BanksTable;
   companies: CompaniesTable;
@@ -188,6 +197,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   encryption_keys: EncryptionKeysTable;
   reports: ReportsTable;
+  report_counts: ReportCountsTable;
   report_identifiers: ReportIdentifiersTable;
   idempotency_keys: IdempotencyKeysTable;
   audit_events: AuditEventsTable;
