@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digits, localPhone } from './helpers/identifiers.js';
 import { createCompany, createOperator, key } from './helpers/principals.js';
@@ -99,6 +100,20 @@ describe('GET submissions (list)', () => {
     expect(await total('listingStatus=exited')).toBe(1);
     expect(await total('fraudType=romance_fraud&status=published')).toBe(1);
     expect(await total('fraudType=theft')).toBe(0);
+  });
+
+  it('keeps its totals when a maintenance session with another search path deletes a report', async () => {
+    const c = await createCompany(t);
+    const doomed = await createReport(t, c.apiKey);
+    await createReport(t, c.apiKey);
+    const reports = sql`${sql.id(t.database.schema ?? 'public')}.reports`;
+    await t.database.db.transaction().execute(async (trx) => {
+      await sql`set local search_path = pg_catalog`.execute(trx);
+      await sql`delete from ${reports} where id = ${doomed.id}`.execute(trx);
+    });
+    const total = async (query: string) => (await get(`${SUBMISSIONS}?${query}`, c.apiKey)).json().data.meta.total;
+    expect(await total('')).toBe(1);
+    expect(await total('from=2000-01-01')).toBe(1);
   });
 
   it('refuses a limit above 100, a page or limit below 1, and a bad date, naming the parameter', async () => {

@@ -5,6 +5,7 @@ import * as encryptionKeys from './2026_11_22_0003_encryption_keys.js';
 import * as reports from './2026_11_22_0004_reports.js';
 import * as uploadsAndPublicReports from './2026_11_22_0005_uploads_and_public_reports.js';
 import * as reportCounts from './2026_11_22_0006_report_counts.js';
+import * as reportCountsSearchPath from './2026_11_22_0007_report_counts_search_path.js';
 
 /**
  * Every migration, by name; names sort in the order they run. A landed migration is never
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0004_reports': reports,
   '2026_11_22_0005_uploads_and_public_reports': uploadsAndPublicReports,
   '2026_11_22_0006_report_counts': reportCounts,
+  '2026_11_22_0007_report_counts_search_path': reportCountsSearchPath,
 };
