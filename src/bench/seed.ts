@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { type Kysely, sql } from 'kysely';
+import { type Insertable, type Kysely, sql } from 'kysely';
 import type { Crypto } from '../crypto/load-crypto.js';
-import type { Database } from '../db/schema.js';
+import type { Database, ReportIdentifiersTable, ReportsTable } from '../db/schema.js';
 import type { FieldError } from '../http/errors.js';
 import { shippedBankDirectory } from '../identifiers/normalize.js';
 import { createSealedIdentifiers } from '../identifiers/sealed-identifiers.js';
@@ -120,33 +120,8 @@ export async function seedPopulation(options: SeedOptions): Promise<SeedResult> 
   return { shape, companies, reports: shape.reports, identifiers: identifierCount };
 }
 
-interface ReportInsert {
-  id: string;
-  company_id: string;
-  user_id: string | null;
-  fraud_type: string;
-  fraud_reason: string;
-  show_uploader_info: boolean;
-  status: 'draft' | 'published';
-  listing_status: 'listed' | 'exited';
-  exited_list_at: Date | null;
-  exit_list_reason: string | null;
-  created_at: Date;
-  updated_at: Date;
-  published_at: Date | null;
-}
-
-interface IdentifierInsert {
-  id: string;
-  report_id: string;
-  company_id: string;
-  position: number;
-  label: string;
-  value_token: string;
-  blind_index: Buffer;
-  nuban_index: Buffer | null;
-  index_version: number;
-}
+type ReportInsert = Insertable<ReportsTable>;
+type IdentifierInsert = Insertable<ReportIdentifiersTable>;
 
 /** PostgreSQL takes at most 65,535 parameters in one statement. */
 const MAX_ROWS_PER_INSERT = 6_000;

@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { Database, PublicReportIdentifiersTable, PublicReportsTable } from '../../db/schema.js';
 import type { PublicReportStatus } from './public-report-values.js';
 
@@ -12,20 +12,7 @@ export type PublicIdentifierRow = Pick<
 
 export async function insertPublicReport(
   trx: Transaction<Database>,
-  row: {
-    id: string;
-    company_id: string;
-    reporting_entity: string;
-    fraud_type: string;
-    fraud_reason: string;
-    financial_institution: string;
-    event_date: Date;
-    attachments: string[];
-    victim_token: string | null;
-    victim_masked: unknown;
-    guest_info_token: string | null;
-    guest_info_masked: unknown;
-  },
+  row: Insertable<PublicReportsTable>,
 ): Promise<PublicReportRow> {
   return trx.insertInto('public_reports').values(row).returningAll().executeTakeFirstOrThrow();
 }
