@@ -37,11 +37,14 @@ describe('GET /api/v1/meta-data/banks', () => {
     }
   });
 
-  it('sorts by name, with unique kebab-case slugs and unique ids', async () => {
+  it('sorts by name alphabetically whatever the case, with unique kebab-case slugs and unique ids', async () => {
     const { entity } = (await t.app.inject({ method: 'GET', url: '/api/v1/meta-data/banks' })).json().data;
-    const names = entity.map((b: { name: string }) => b.name);
+    const names: string[] = entity.map((b: { name: string }) => b.name.toLowerCase());
     const sorted = [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     expect(names).toEqual(sorted);
+    const abbey = names.indexOf('abbey mortgage bank');
+    expect(abbey).toBeGreaterThan(names.indexOf('ab microfinance bank'));
+    expect(abbey).toBeLessThan(names.indexOf('aku microfinance bank'));
     const slugs = entity.map((b: { slug: string }) => b.slug);
     expect(new Set(slugs).size).toBe(slugs.length);
     for (const slug of slugs) expect(slug).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
@@ -70,7 +73,9 @@ describe('GET /api/v1/meta-data/banks', () => {
   it('loads the list idempotently: migrating again keeps the same rows and ids', async () => {
     const before = (await t.app.inject({ method: 'GET', url: '/api/v1/meta-data/banks' })).json().data.entity;
     await migrateToLatest(t.database.db);
-    const rows = await t.database.db.selectFrom('banks').select(['id', 'slug']).orderBy('name').orderBy('slug').execute();
-    expect(rows.map((r) => r.id)).toEqual(before.map((b: { id: string }) => b.id));
+    const rows = await t.database.db.selectFrom('banks').select(['id', 'slug']).execute();
+    const idsBySlug = (list: Array<{ id: string; slug: string }>) => Object.fromEntries(list.map((b) => [b.slug, b.id]));
+    expect(idsBySlug(rows)).toEqual(idsBySlug(before));
+    expect(rows).toHaveLength(before.length);
   });
 });

@@ -42,10 +42,14 @@ export async function syncBanks(db: Kysely<Database>): Promise<void> {
 }
 
 export function listBanks(db: Kysely<Database>): Promise<BankRow[]> {
-  return db
-    .selectFrom('banks')
-    .select(['id', 'name', 'slug', 'code', 'nip_code', 'category'])
-    .orderBy('name')
-    .orderBy('slug')
-    .execute();
+  return (
+    db
+      .selectFrom('banks')
+      .select(['id', 'name', 'slug', 'code', 'nip_code', 'category'])
+      // Alphabetical as people read it ("AB Microfinance", "Abbey Mortgage", "AKU Microfinance"), and
+      // the same on every engine whatever the database's collation.
+      .orderBy(sql`lower(name) collate "C"`)
+      .orderBy('slug')
+      .execute()
+  );
 }
