@@ -25,6 +25,11 @@ const TABLES: Record<IdentifierLabel, { accepted: [string, string][]; rejected: 
       // Microfinance banks and mobile-money operators: no check digit computable, any 10 digits.
       ['1234567890_opay', '1234567890_opay'],
       ['9999999999_kuda-microfinance-bank', '9999999999_kuda-microfinance-bank'],
+      // A space, dash, slash or colon in place of the underscore, as copied from a statement.
+      ['0010246780 access-bank', '0010246780_access-bank'],
+      ['0010246780 - Access-Bank', '0010246780_access-bank'],
+      ['001 024 6780/access-bank', '0010246780_access-bank'],
+      ['1234567890:9psb', '1234567890_9psb'],
     ],
     rejected: [
       [
@@ -37,6 +42,9 @@ const TABLES: Record<IdentifierLabel, { accepted: [string, string][]; rejected: 
       ['00102467801_access-bank', 'Account number must be 10 digits (NUBAN)'],
       ['abcdefghij_access-bank', 'Account number must be 10 digits (NUBAN)'],
       ['0010246780_xyz', 'Unknown bank slug "xyz"; see GET /api/v1/meta-data/banks'],
+      ['0010246780 xyz', 'Unknown bank slug "xyz"; see GET /api/v1/meta-data/banks'],
+      ['00102467801 access-bank', 'Account number must be 10 digits (NUBAN)'],
+      ['0010246781 access-bank', 'Account number is not a valid NUBAN for Access Bank (its check digit does not match)'],
       ['0010246780_Access Bank', 'Unknown bank slug; see GET /api/v1/meta-data/banks'],
       [
         '0010246780_',
