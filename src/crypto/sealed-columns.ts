@@ -1,3 +1,4 @@
+import { RESPONSE_LABEL } from '../modules/reports/idempotency.js';
 import type { SealContext } from './keyring.js';
 
 /**
@@ -33,7 +34,7 @@ export const sealedColumns: readonly SealedColumn[] = [
     idColumn: 'id',
     tokenColumn: 'response_body',
     contextColumns: ['company_id'],
-    context: (r) => ({ companyId: String(r.company_id), recordId: String(r.id), label: 'idempotent_response' }),
+    context: (r) => ({ companyId: String(r.company_id), recordId: String(r.id), label: RESPONSE_LABEL }),
   },
   {
     table: 'public_report_identifiers',
