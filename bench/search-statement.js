@@ -20,7 +20,7 @@ const db = new Kysely({ dialect: new PostgresDialect({ pool }), log: (event) => 
 const key = (await pool.query('select id, company_id from api_keys where company_id is not null limit 1')).rows[0];
 const requestId = 'bench-search-statement';
 const audit = { companyId: key.company_id, operatorId: null, keyId: key.id, requestId };
-await searchReports(db, { label: 'phone', column: 'blind_index', index: Buffer.alloc(32) }, audit, 'Search');
+await searchReports(db, { label: 'phone', column: 'blind_index', indexes: [Buffer.alloc(32)] }, audit, 'Search');
 
 const values = ["'phone'", ':bi', '100', "'phone'", ':bi', '100', `'${key.company_id}'`, 'null', `'${key.id}'`];
 values.push("'phone'", ':bi', `'${requestId}'`, "'Search'");

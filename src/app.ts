@@ -1,29 +1,46 @@
 import type { Server } from 'node:http';
+import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyHttpOptions, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import pino, { type DestinationStream } from 'pino';
 import type { Config } from './config.js';
-import type { Crypto } from './crypto/load-crypto.js';
+import { type Crypto, KEY_REFRESH_MS } from './crypto/load-crypto.js';
 import type { DatabaseHandle } from './db/database.js';
 import { registerAuth } from './http/auth.js';
 import { errorHandler, notFoundHandler } from './http/envelope.js';
 import { createFailedKeyGuard } from './http/failed-key-guard.js';
+import { answerUnavailableWhileClosing, clientErrorHandler, frameworkErrors } from './http/framework-errors.js';
 import { registerMetrics } from './http/metrics.js';
 import { type RouteSummary, registerOpenApi } from './http/openapi.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
 import { validatorCompiler } from './http/validation.js';
+import { type Clock, systemClock } from './jobs/clock.js';
+import { registerJobMetrics } from './jobs/job-metrics.js';
+import { createScheduler, type Job, type Scheduler } from './jobs/scheduler.js';
 import { type AdminServices, createAdminServices } from './modules/admin/admin.commands.js';
+import { createAuditRetention } from './modules/audit/audit.retention.js';
 import { bankRoutes } from './modules/banks/banks.routes.js';
+import { bankLinkRoutes } from './modules/companies/bank-links.routes.js';
 import { companyAdminRoutes } from './modules/companies/companies.routes.js';
+import { registerDisputes } from './modules/disputes/disputes.plugin.js';
 import { healthRoutes, type ReadinessCheck } from './modules/health/health.routes.js';
+import { registerInstance } from './modules/instances/instance-lease.js';
 import { createKeyEvents } from './modules/keys/key-events.js';
 import { createKeyAuthenticator } from './modules/keys/keys.authenticator.js';
 import { keyRoutes } from './modules/keys/keys.routes.js';
+import { createPublicReportsCleanup } from './modules/public-reports/public-reports.cleanup.js';
 import { registerPublicReports } from './modules/public-reports/public-reports.plugin.js';
+import { purgeExpiredIdempotencyKeys } from './modules/reports/idempotency.js';
 import { registerReports } from './modules/reports/reports.plugin.js';
+import { safelistRoutes } from './modules/safelist/safelist.routes.js';
 import { registerUploads } from './modules/uploads/uploads.plugin.js';
+import { createMailer } from './modules/users/mailer.js';
+import { createPeople, registerUsers } from './modules/users/users.plugin.js';
+import { webRoutes } from './modules/web/web.routes.js';
+import { registerWebhooks } from './modules/webhooks/webhooks.plugin.js';
 import type { RedisLink } from './redis/redis-link.js';
 
 declare module 'fastify' {
@@ -34,6 +51,8 @@ declare module 'fastify' {
     admin: AdminServices;
     /** The keyring (seal/open) and blind index, loaded and checked against the database before the app is built. */
     crypto: Crypto;
+    /** The background jobs (src/jobs): `redflag jobs status`, and tests that run a job at a moved clock. */
+    jobs: Scheduler;
   }
 }
 
@@ -45,6 +64,10 @@ export interface AppOptions {
   crypto: Crypto;
   /** Where log lines go; standard output by default. Tests pass a stream to read them. */
   logStream?: DestinationStream;
+  /** The time sessions, invitations and TOTP codes are judged by; tests move it instead of waiting. */
+  now?: () => Date;
+  /** Where time-bound rules and jobs read the time; tests pass one they move. */
+  clock?: Clock;
 }
 
 /** Log paths that may carry secrets; pino replaces them before a line is written. */
@@ -55,6 +78,11 @@ export const REDACTED_LOG_PATHS = [
   'headers["x-api-key"]',
   'apiKey',
   '*.apiKey',
+  'res.headers["set-cookie"]',
+  'password',
+  '*.password',
+  'token',
+  '*.token',
 ];
 
 function trustHops(hops: number) {
@@ -86,15 +114,34 @@ export function createLogger(config: Pick<Config, 'logLevel'>, stream?: Destinat
 }
 
 /** Builds the whole service as a Fastify instance; it never listens (server.ts does). */
-export async function buildApp({ config, database, crypto, logStream }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({
+  config,
+  database,
+  crypto,
+  logStream,
+  clock = systemClock,
+  now,
+}: AppOptions): Promise<FastifyInstance> {
   const options: FastifyHttpOptions<Server> = {
     loggerInstance: createLogger(config, logStream) as FastifyBaseLogger,
     genReqId: requestId,
     // A hop count means: believe that many proxies in front of us.
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     bodyLimit: config.bodyLimit,
-    // find-my-way answers a wrong method on a known path with 404, as the interface wants.
-    return503OnClosing: true,
+    // Upload routes are public: a client trickling bytes must not hold a socket for ever.
+    requestTimeout: config.requestTimeoutMs,
+    // Node enforces the request timeout (and the headers timeout it derives from it) only when the
+    // server is created with it, and looks for late requests only this often (30 s by default).
+    http: {
+      requestTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(config.requestTimeoutMs / 2, 5_000),
+    },
+    connectionTimeout: config.connectionTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    // Requests arriving while the service closes get the envelope's 503 (answerUnavailableWhileClosing).
+    return503OnClosing: false,
+    frameworkErrors,
+    clientErrorHandler,
   };
   const app = Fastify(options).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -105,22 +152,30 @@ export async function buildApp({ config, database, crypto, logStream }: AppOptio
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  answerUnavailableWhileClosing(app);
+  await registerSecurityHeaders(app, { publicUrl: config.publicUrl });
 
   const routes = await registerOpenApi(app, config.publicUrl);
   app.decorate('routeList', routes);
   app.decorate('crypto', crypto);
+  for (const warning of crypto.warnings) app.log.warn(warning);
   watchPrimaryKey(app, database, crypto);
-  registerMetrics(app, database.pool);
 
   const { db } = database;
   // ioredis is loaded only when there is a Redis to talk to (it is a tenth of the start-up's imports).
   const redis = config.redisUrl
-    ? (await import('./redis/redis-link.js')).openRedisLink(config.redisUrl, { prefix: config.redisPrefix, log: app.log })
+    ? (await import('./redis/redis-link.js')).openRedisLink(config.redisUrl, {
+        prefix: config.redisPrefix,
+        log: app.log,
+        breakerCooldownMs: config.redisBreakerCooldownMs,
+      })
     : undefined;
   // Without Redis at start-up the service still starts, degraded (see RedisLink's outage policy).
   await redis?.waitUntilReady(2_000);
   const events = createKeyEvents({ redis });
-  const admin = createAdminServices({ db, events });
+  const currentTime = now ?? (() => clock.now());
+  const mailer = createMailer(config.smtpUrl, config.mailFrom);
+  const admin = createAdminServices({ db, events, crypto, config, mailer, now: currentTime, log: app.log });
   app.decorate('admin', admin);
   const authenticator = createKeyAuthenticator({
     db,
@@ -134,9 +189,19 @@ export async function buildApp({ config, database, crypto, logStream }: AppOptio
     await authenticator.close();
     await events.close();
     await redis?.close();
+    mailer?.close();
   });
-  // Both before any feature route: the auth hook and the limiter attach to routes as they are added.
-  registerAuth(app, authenticator, createFailedKeyGuard(config.failedKeyChecksPerMinute));
+  // All before any feature route: the cookie parser, the auth hook and the limiter attach to routes as they are added.
+  await app.register(cookie);
+  const people = createPeople({ db, crypto, config, redis, now: currentTime, asyncCommits: database.asyncCommits });
+  registerAuth(app, {
+    keys: authenticator,
+    guard: createFailedKeyGuard(config.failedKeyChecksPerMinute),
+    sessions: people.sessions,
+    origin: new URL(config.publicUrl).origin,
+    defaultRateLimitPerMinute: config.rateLimitPerMinute,
+  });
+  const metrics = registerMetrics(app, database.pool, { allow: config.metricsAllow }, () => crypto.keyring.sealCounts());
   await registerRateLimit(app, { defaultPerMinute: config.rateLimitPerMinute, redis });
 
   const checks: ReadinessCheck[] = [
@@ -149,16 +214,23 @@ export async function buildApp({ config, database, crypto, logStream }: AppOptio
     },
   ];
   if (redis) checks.push(redisCheck(redis));
-  await app.register(healthRoutes, { checks });
+  await app.register(healthRoutes, { checks, timeoutMs: config.readyTimeoutMs });
   await app.register(bankRoutes, { db });
   await app.register(companyAdminRoutes, { companies: admin.companies });
+  await app.register(bankLinkRoutes, { bankLinks: admin.bankLinks });
   await app.register(keyRoutes, { keys: admin.keys });
+  const instance = await registerInstance(db, database.engine, app.log);
+  app.addHook('onClose', async () => instance.close());
   const uploads = await registerUploads(app, { db, crypto, config });
-  await registerReports(app, {
+  const reports = await registerReports(app, {
     db,
     crypto,
     attachments: uploads.companyAttachments,
     asyncCommits: database.asyncCommits,
+    instanceId: instance.id,
+    clock,
+    listingDays: config.listingDays,
+    riskHalfLifeDays: config.riskHalfLifeDays,
   });
   await registerPublicReports(app, {
     db,
@@ -166,6 +238,85 @@ export async function buildApp({ config, database, crypto, logStream }: AppOptio
     attachments: uploads.publicAttachments,
     reportsPerHour: config.publicReportsPerHour,
   });
+  await registerUsers(app, { db, people, users: admin.users, config, now: currentTime });
+  if (admin.safelist) await app.register(safelistRoutes, { safelist: admin.safelist });
+  const disputes = await registerDisputes(app, {
+    db,
+    clock,
+    responseDays: config.disputeResponseDays,
+    attachments: uploads.companyAttachments,
+  });
+  const deliveries = await registerWebhooks(app, {
+    db,
+    crypto,
+    clock,
+    allowPrivate: config.webhookAllowPrivate,
+    pollMs: config.webhookPollMs,
+  });
+
+  // Every background job, by name: each runs once across instances when due (src/jobs/scheduler.ts).
+  const hourly = 3600;
+  const jobs: Job[] = [
+    {
+      name: 'uploads.sweep',
+      description: 'remove uploads left unattached for 24 hours',
+      everySeconds: hourly,
+      run: () => uploads.service.sweep(),
+    },
+    {
+      name: 'idempotency.purge',
+      description: 'remove stored idempotent responses past their 24 hours',
+      everySeconds: hourly,
+      run: () => purgeExpiredIdempotencyKeys(db),
+    },
+    {
+      name: 'disputes.timeout',
+      description: 'unanswered disputes past their deadline take the report off the list',
+      everySeconds: 600,
+      run: (now) => disputes.timeOutOverdue(now),
+    },
+    {
+      name: 'listings.expire',
+      description: `reports listed ${config.listingDays} days without renewal leave the list ("Expired")`,
+      everySeconds: hourly,
+      run: (now) => reports.listing.expire(now),
+    },
+    {
+      name: 'public-reports.cleanup',
+      description: `delete public drafts never moderated after ${config.publicDraftDays} days, rejected after ${config.publicRejectedDays}`,
+      everySeconds: hourly,
+      run: createPublicReportsCleanup({
+        db,
+        draftDays: config.publicDraftDays,
+        rejectedDays: config.publicRejectedDays,
+        removeFiles: (ids) => uploads.service.removeForRecords(ids),
+      }),
+    },
+    {
+      name: 'audit.retention',
+      description: `delete audit rows older than ${config.auditDays} days`,
+      everySeconds: 24 * hourly,
+      run: createAuditRetention({ db, auditDays: config.auditDays }),
+    },
+    {
+      name: 'webhooks.deliver',
+      description: 'send due webhook deliveries (each instance also polls every REDFLAG_WEBHOOK_POLL_MS)',
+      everySeconds: 60,
+      run: (now) => deliveries.runDue(now),
+    },
+  ];
+  let scheduler: Scheduler | undefined;
+  const observe = registerJobMetrics(metrics, { status: () => (scheduler as Scheduler).status() });
+  scheduler = createScheduler({ db, clock, jobs, log: app.log, onOutcome: observe });
+  app.decorate('jobs', scheduler);
+  const started = scheduler;
+  app.addHook('onReady', async () => {
+    await started.ensureRows();
+    started.start(config.jobTickSeconds);
+  });
+  app.addHook('onClose', async () => started.stop());
+  // The desk and the public form: pages and bundles built into dist/web, same origin as the API.
+  await app.register(webRoutes);
 
   return app;
 }
@@ -191,6 +342,8 @@ function redisCheck(redis: RedisLink): ReadinessCheck {
   return {
     name: 'redis',
     async check() {
+      if (redis.isCircuitOpen())
+        return { ready: true, detail: 'degraded: not answering in time; rate limits are counted per instance' };
       try {
         await redis.client.ping();
         return { ready: true, detail: 'connected' };
@@ -200,9 +353,6 @@ function redisCheck(redis: RedisLink): ReadinessCheck {
     },
   };
 }
-
-/** How often an instance on a shared server re-reads which key is primary. */
-const KEY_REFRESH_MS = 30_000;
 
 /**
  * On the server engine `crypto rotate` runs beside live instances: each re-reads the key table

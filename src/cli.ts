@@ -2,13 +2,20 @@ import { Command, CommanderError } from 'commander';
 import { loadConfig } from './config.js';
 import { registerCryptoCommands } from './crypto/crypto.command.js';
 import { AppError } from './http/errors.js';
-import { registerAdminCommands, UsageError } from './modules/admin/admin.cli.js';
+import { registerJobsCommands } from './jobs/jobs.cli.js';
+import { type AdminRunner, registerAdminCommands, UsageError } from './modules/admin/admin.cli.js';
 import { runAdminCommandAnywhere } from './modules/admin/admin.client.js';
+import { registerUserCommands } from './modules/admin/users.cli.js';
+import { registerSafelistCommands } from './modules/safelist/safelist.cli.js';
+import { registerWebhookCommands } from './modules/webhooks/webhooks.cli.js';
 
 // Heavy modules (the HTTP stack, the database engines) are imported by the commands that use
 // them, so a command sent to a running server starts in a fraction of a second.
 
-/** Exit codes: 0 done, 1 the command failed (unknown id, refused state, unreachable database), 2 usage mistake. */
+/**
+ * Exit codes: 0 done, 1 the command failed (unknown id, refused state, unreachable database), 2 usage
+ * mistake — an option's value the service refuses (an empty --name) is one too.
+ */
 const USAGE_EXIT = 2;
 
 /** Service field names as the options that carry them, so a validation message names what the user typed. */
@@ -18,6 +25,7 @@ const OPTION_FOR_FIELD: Record<string, string> = {
   rateLimitPerMinute: '--rate-limit',
   expiresInDays: '--expires-in-days',
   graceHours: '--grace-hours',
+  reason: '--reason',
 };
 
 /** One line on stderr, whatever went wrong. */
@@ -64,22 +72,25 @@ program
     }
   });
 
-registerAdminCommands(program, (name, args) =>
-  // Options not given are left out rather than sent as undefined.
-  runAdminCommandAnywhere(loadConfig(), name, JSON.parse(JSON.stringify(args))),
-);
+// Options not given are left out rather than sent as undefined.
+const runAdmin: AdminRunner = (name, args) => runAdminCommandAnywhere(loadConfig(), name, JSON.parse(JSON.stringify(args)));
+registerAdminCommands(program, runAdmin);
+registerUserCommands(program, runAdmin);
+registerWebhookCommands(program, runAdmin);
 registerCryptoCommands(program);
+registerSafelistCommands(program, runAdmin);
+registerJobsCommands(program, runAdmin);
 
 try {
   if (process.argv.length <= 2)
-    throw new UsageError('missing command: serve, migrate, company, key or operator (see redflag --help)');
+    throw new UsageError('missing command: serve, migrate, company, key, operator or user (see redflag --help)');
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : USAGE_EXIT);
   if (error instanceof UsageError) fail(error.message, USAGE_EXIT);
   if (error instanceof AppError && error.details.errors?.length) {
     const reasons = error.details.errors.map((e) => `${OPTION_FOR_FIELD[e.field] ?? e.field} ${e.message}`);
-    fail(`${error.message}: ${reasons.join('; ')}`, 1);
+    fail(`${error.message}: ${reasons.join('; ')}`, USAGE_EXIT);
   }
   fail(error instanceof Error ? error.message : String(error), 1);
 }

@@ -5,8 +5,15 @@ import closeWithGrace from 'close-with-grace';
 import { superviseWorkers } from './cluster.js';
 import { type Config, loadConfig } from './config.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
-import { type DatabaseHandle, type DatabaseOptions, databaseOptions, openDatabase } from './db/database.js';
+import {
+  type DatabaseHandle,
+  type DatabaseOptions,
+  databaseOptions,
+  openDatabase,
+  servingDatabaseOptions,
+} from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { reindexLookalikeNames } from './identifiers/reindex-names.js';
 
 /** An administration command (`redflag key revoke ...`) may hold the embedded data for a moment. */
 const WAIT_FOR_DATA_DIR_MS = 15_000;
@@ -29,23 +36,33 @@ async function openWhenFree(options: DatabaseOptions): Promise<DatabaseHandle> {
  */
 export async function start(config: Config = loadConfig()): Promise<void> {
   if (config.workers <= 1 || cluster.isWorker) return serve(config, { migrate: cluster.isPrimary });
+  await migrateOnServer(config, { checkRootKey: true });
+  superviseWorkers({ workers: config.workers, logLevel: config.logLevel, shutdownGraceMs: config.shutdownGraceMs });
+}
+
+async function migrateOnServer(config: Config, options: { checkRootKey?: boolean } = {}): Promise<void> {
   const database = await openDatabase(databaseOptions(config, 1));
   try {
     await migrateToLatest(database.db);
-    const { loadCrypto } = await import('./crypto/load-crypto.js');
-    await loadCrypto({ db: database.db, config, engine: database.engine });
+    if (options.checkRootKey) {
+      const { loadCrypto } = await import('./crypto/load-crypto.js');
+      const crypto = await loadCrypto({ db: database.db, config, engine: database.engine });
+      await reindexNames(database.db, crypto);
+    }
   } finally {
     await database.close();
   }
-  superviseWorkers({ workers: config.workers, logLevel: config.logLevel, shutdownGraceMs: config.shutdownGraceMs });
 }
 
 /** Opens the database, migrates it, listens; on SIGTERM/SIGINT stops accepting, drains, closes. */
 export async function serve(config: Config = loadConfig(), options: { migrate?: boolean } = {}): Promise<void> {
   const startedAt = performance.now();
+  const migrate = options.migrate ?? true;
+  // Migrations may run longer than a request's statement timeout: on a server they get a connection of their own.
+  if (migrate && config.databaseUrl) await migrateOnServer(config);
   // The database opens (PGlite compiles its WebAssembly off the main thread) while the HTTP stack's
   // modules load: they were the two largest parts of a cold start, one after the other.
-  const opening = openWhenFree(databaseOptions(config, config.databasePoolSize));
+  const opening = openWhenFree(servingDatabaseOptions(config));
   opening.catch(() => {});
   const [{ buildApp }, { loadCrypto }, { runAdminCommand }, { startControlSocket }] = await Promise.all([
     import('./app.js'),
@@ -57,8 +74,9 @@ export async function serve(config: Config = loadConfig(), options: { migrate?: 
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   let control: { close(): Promise<void> } | undefined;
   try {
-    if (options.migrate ?? true) await migrateToLatest(database.db);
+    if (migrate && database.engine === 'embedded') await migrateToLatest(database.db);
     const crypto = await loadCrypto({ db: database.db, config, engine: database.engine });
+    if (migrate) await reindexNames(database.db, crypto);
     app = await buildApp({ config, database, crypto });
     await app.listen({ port: config.port, host: config.host });
     const server = app;
@@ -101,4 +119,13 @@ export function exitWithError(error: unknown): never {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   start().catch(exitWithError);
+}
+
+/** Names indexed under older rules are indexed again once, by the process that migrates. */
+async function reindexNames(
+  db: Parameters<typeof reindexLookalikeNames>[0],
+  crypto: Parameters<typeof reindexLookalikeNames>[1],
+) {
+  const count = await reindexLookalikeNames(db, crypto);
+  if (count > 0) process.stderr.write(`Re-indexed ${count} account names (look-alike letters, invisible characters).\n`);
 }

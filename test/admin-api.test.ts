@@ -55,6 +55,21 @@ describe('companies over HTTP (operator key)', () => {
     }
   });
 
+  it('refuses a second company of the same name (case and spacing aside) unless allowDuplicate', async () => {
+    const first = await post('/api/v1/admin/companies', { businessName: 'Duplicate Name Bank' });
+    expect(first.statusCode).toBe(201);
+    const again = await post('/api/v1/admin/companies', { businessName: ' duplicate  NAME bank' });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().data.code).toBe('COMPANY_NAME_TAKEN');
+    expect(again.json().message).toContain(first.json().data.company.id);
+    // Two at once: the name's lock lets exactly one through.
+    const racing = await Promise.all([1, 2].map(() => post('/api/v1/admin/companies', { businessName: 'Racing Name Bank' })));
+    expect(racing.map((r) => r.statusCode).sort()).toEqual([201, 409]);
+    const allowed = await post('/api/v1/admin/companies', { businessName: 'Duplicate Name Bank', allowDuplicate: true });
+    expect(allowed.statusCode).toBe(201);
+    expect(allowed.json().data.company.id).not.toBe(first.json().data.company.id);
+  });
+
   it('lists companies newest first, a page at a time', async () => {
     const made = [];
     for (let i = 0; i < 3; i++) made.push(await createCompany(t, { businessName: `Paged ${i}` }));

@@ -45,14 +45,34 @@ describe('GET /api/v1/external/audit', () => {
     expect(data[0]).toMatchObject({ action: 'exit', reportId: report.id, label: null, blindIndex: null });
     expect(res.body).not.toContain(bvn);
 
-    // The other company's search of the same value has the same blind index, in its own trail only.
+    // The other company's search of the same value is in its own trail only, under a pseudonym of
+    // its own: comparing two members' exports links nothing.
     const theirs = (await audit(b.apiKey)).json().data;
     expect(theirs.meta.total).toBe(1);
-    expect(theirs.data[0].blindIndex).toBe(searchEvent.blindIndex);
+    expect(theirs.data[0].blindIndex).toMatch(/^[0-9a-f]{64}$/);
+    expect(theirs.data[0].blindIndex).not.toBe(searchEvent.blindIndex);
+    // The stored row keeps the blind index itself; the API never shows it.
+    const stored = await t.database.db
+      .selectFrom('audit_events')
+      .select('blind_index')
+      .where('request_id', '=', searchEvent.requestId)
+      .executeTakeFirstOrThrow();
+    expect(res.body).not.toContain(Buffer.from(stored.blind_index as Buffer).toString('hex'));
 
     const page = (await audit(a.apiKey, '?limit=1&page=2&action=decode')).json().data;
     expect(page).toEqual({ data: [], meta: { total: 1, page: 2, limit: 1 } });
     expect((await audit(a.apiKey, '?action=search')).json().data.data).toHaveLength(1);
+  });
+
+  it('shows one company the same pseudonym for every search of one value, and another value another', async () => {
+    const company = await createCompany(t);
+    const bvn = `22${digits(9)}`;
+    await search(t, company.apiKey, 'bvn', bvn);
+    await search(t, company.apiKey, 'bvn', `  ${bvn} `);
+    await search(t, company.apiKey, 'bvn', `22${digits(9)}`);
+    const [other, second, first] = (await audit(company.apiKey, '?action=search')).json().data.data;
+    expect(second.blindIndex).toBe(first.blindIndex);
+    expect(other.blindIndex).not.toBe(first.blindIndex);
   });
 
   it('needs a company key and a limit of at most 100', async () => {

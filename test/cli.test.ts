@@ -207,10 +207,66 @@ describe('the redflag command while the server runs on the same data', () => {
     expect(keys.keys).toEqual([expect.objectContaining({ role: 'operator' })]);
   });
 
+  it('keeps the safelist (a create with the value is then refused over HTTP) and shows the jobs', async () => {
+    const company = await json<{ apiKey: string }>(redflag('company', 'create', '--name', 'Safelist Test MFB', '--json'));
+    const phone = `0803${String(Date.now()).slice(-7)}`;
+    const added = await json<{ entry: { id: string; label: string }; reportsToReview: unknown[] }>(
+      redflag('safelist', 'add', 'phone', phone, '--reason', 'The registry test line', '--json'),
+    );
+    expect(added).toMatchObject({ entry: { label: 'phone' }, reportsToReview: [] });
+    const create = await fetch(`${baseUrl}/api/v1/external/reports`, {
+      method: 'POST',
+      headers: { 'x-api-key': company.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ fraudType: 'other', fraudReason: 'x'.repeat(60), identifiers: [{ label: 'phone', value: phone }] }),
+    });
+    expect(create.status).toBe(422);
+    expect((await body(create)).data.code).toBe('IDENTIFIER_SAFELISTED');
+    const listed = await redflag('safelist', 'list');
+    expect(listed.stdout).toContain(added.entry.id);
+    expect(listed.stdout).not.toContain(phone.slice(1));
+
+    const jobs = await json<{ jobs: Array<{ name: string }> }>(redflag('jobs', 'status', '--json'));
+    expect(jobs.jobs.map((j) => j.name)).toEqual(
+      expect.arrayContaining([
+        'uploads.sweep',
+        'disputes.timeout',
+        'listings.expire',
+        'public-reports.cleanup',
+        'audit.retention',
+      ]),
+    );
+    expect((await redflag('jobs', 'status')).stdout).toMatch(/^JOB +STATE/);
+  });
+
   it.runIf(engine === 'embedded')('reaches the server through a socket only its owner can open', () => {
     const stat = fs.statSync(path.join(dataDir, 'redflag.sock'));
     expect(stat.isSocket()).toBe(true);
     expect(stat.mode & 0o777).toBe(0o600);
+  });
+
+  it('links a company to its bank and shows webhook endpoints, the backlog and the watchlist count', async () => {
+    const company = await json<{ companyId: string; apiKey: string }>(
+      redflag('company', 'create', '--name', 'Linked MFB', '--json'),
+    );
+    const linked = await json<{ bank: { slug: string } }>(
+      redflag('company', 'link-bank', company.companyId, 'zenith-bank', '--json'),
+    );
+    expect(linked.bank.slug).toBe('zenith-bank');
+    const unknown = await redflag('company', 'link-bank', company.companyId, 'no-such-bank');
+    // A value the service refuses is a usage mistake (exit 2), like every other refused option.
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('bankSlug');
+    await fetch(`${baseUrl}/api/v1/external/watchlist`, {
+      method: 'POST',
+      headers: { 'x-api-key': company.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ items: [{ label: 'bvn', value: '22212345678' }] }),
+    });
+    expect(await json(redflag('watchlist', 'count', company.companyId, '--json'))).toEqual({ count: 1 });
+    expect(await json(redflag('webhook', 'list', company.companyId, '--json'))).toEqual({ webhooks: [] });
+    const backlog = await redflag('webhook', 'backlog');
+    expect(backlog.code).toBe(0);
+    expect(backlog.stdout).toMatch(/^pending \d+, failed \d+, delivered \d+/);
+    expect((await redflag('webhook', 'redeliver', randomUUID())).code).toBe(1);
   });
 
   it('fails every error path with a non-zero exit code and one line on stderr', async () => {
@@ -224,7 +280,9 @@ describe('the redflag command while the server runs on the same data', () => {
       [['company', 'create'], 2, /required option '--name <name>' not specified/],
       [['company', 'create', '--name', 'X', '--rate-limit', 'lots'], 2, /--rate-limit.*must be an integer/],
       [['company', 'create', '--name', 'X', '--colour', 'red'], 2, /unknown option '--colour'/],
-      [['company', 'create', '--name', '   '], 1, /Validation failed: --name must be 1 to 200 characters/],
+      [['company', 'create', '--name', '   '], 2, /Validation failed: --name must be 1 to 200 characters/],
+      [['company', 'create', '--name', ''], 2, /Validation failed: --name must be 1 to 200 characters/],
+      [['company', 'create', '--name', 'gone   LTD'], 1, /A company named "gone LTD" already exists .*--allow-duplicate/],
       [['company', 'list', '--status', 'closed'], 2, /--status/],
       [['company', 'suspend'], 2, /missing required argument 'companyId'/],
       [['company', 'suspend', randomUUID()], 1, /^redflag: Company not found$/m],
@@ -249,6 +307,28 @@ describe('the redflag command while the server runs on the same data', () => {
   });
 });
 
+describe('help and duplicates', () => {
+  it("prints each group's usage with one <command>", async () => {
+    for (const group of ['company', 'key', 'operator']) {
+      const r = await redflag(group, '--help');
+      expect(r.code).toBe(0);
+      expect(r.stdout.split('\n')[0]).toBe(`Usage: redflag ${group} <command> [options]`);
+    }
+  });
+
+  it('creates a second company of an existing name only with --allow-duplicate', async () => {
+    const first = await json<{ companyId: string }>(redflag('company', 'create', '--name', 'Twice MFB', '--json'));
+    const again = await redflag('company', 'create', '--name', 'Twice MFB', '--json');
+    expect(again.code).toBe(1);
+    expect(again.stdout).toBe('');
+    expect(again.stderr).toContain(first.companyId);
+    const second = await json<{ companyId: string }>(
+      redflag('company', 'create', '--name', 'Twice MFB', '--allow-duplicate', '--json'),
+    );
+    expect(second.companyId).not.toBe(first.companyId);
+  });
+});
+
 describe('the redflag command with no server running', () => {
   it('opens the data itself, and finds what the server wrote', async () => {
     await stopServer();
@@ -258,5 +338,8 @@ describe('the redflag command with no server running', () => {
     const made = await json<{ companyId: string }>(redflag('company', 'create', '--name', 'Offline Co', '--json'));
     const again = await json<{ data: Array<{ id: string }> }>(redflag('company', 'list', '--json'));
     expect(again.data.map((c) => c.id)).toContain(made.companyId);
+    // The safelist needs the blind-index key: the command loads it itself.
+    const safelist = await json<{ entries: Array<{ label: string }> }>(redflag('safelist', 'list', '--json'));
+    expect(safelist.entries.map((e) => e.label)).toContain('phone');
   });
 });

@@ -74,6 +74,41 @@ describe('configuration', () => {
     expect(() => loadConfig({ REDFLAG_ATTACHMENT_URL_TTL_SECONDS: '0' })).toThrow(/REDFLAG_ATTACHMENT_URL_TTL_SECONDS/);
   });
 
+  it('reads the people settings: sessions, invitations, TOTP, mail, sign-in throttling', () => {
+    expect(loadConfig({})).toMatchObject({
+      sessionIdleMinutes: 30,
+      sessionAbsoluteHours: 12,
+      invitationTtlHours: 72,
+      totpRequiredForAll: false,
+      smtpUrl: undefined,
+      signInFailuresPerAccount: 5,
+      signInFailuresPerAddress: 20,
+    });
+    expect(
+      loadConfig({
+        REDFLAG_SESSION_IDLE_MINUTES: '15',
+        REDFLAG_SESSION_ABSOLUTE_HOURS: '8',
+        REDFLAG_INVITATION_TTL_HOURS: '24',
+        REDFLAG_TOTP_REQUIRED_FOR_ALL: 'true',
+        REDFLAG_SMTP_URL: 'smtps://user:pass@mail.example.ng:465',
+        REDFLAG_MAIL_FROM: 'Desk <desk@example.ng>',
+        REDFLAG_SIGN_IN_FAILURES_PER_ACCOUNT: '3',
+        REDFLAG_SIGN_IN_FAILURES_PER_ADDRESS: '50',
+      }),
+    ).toMatchObject({
+      sessionIdleMinutes: 15,
+      sessionAbsoluteHours: 8,
+      invitationTtlHours: 24,
+      totpRequiredForAll: true,
+      smtpUrl: 'smtps://user:pass@mail.example.ng:465',
+      mailFrom: 'Desk <desk@example.ng>',
+      signInFailuresPerAccount: 3,
+      signInFailuresPerAddress: 50,
+    });
+    expect(() => loadConfig({ REDFLAG_SMTP_URL: 'http://mail.example.ng' })).toThrow(/REDFLAG_SMTP_URL/);
+    expect(() => loadConfig({ REDFLAG_TOTP_REQUIRED_FOR_ALL: 'yes' })).toThrow(/REDFLAG_TOTP_REQUIRED_FOR_ALL/);
+  });
+
   it('refuses values it cannot use, naming the variable', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(ConfigError);
     expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT must be an integer/);
@@ -87,9 +122,10 @@ describe('configuration', () => {
 describe('REDFLAG_TRUST_PROXY', () => {
   it('reads off, on, a hop count or a list of addresses, and refuses anything else', () => {
     expect(loadConfig({}).trustProxy).toBe(false);
-    expect(loadConfig({ REDFLAG_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
     expect(loadConfig({ REDFLAG_TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(loadConfig({ REDFLAG_TRUST_PROXY: '10.0.0.0/8, 192.168.1.5' }).trustProxy).toEqual(['10.0.0.0/8', '192.168.1.5']);
     expect(() => loadConfig({ REDFLAG_TRUST_PROXY: 'my-load-balancer' })).toThrow(/REDFLAG_TRUST_PROXY/);
+    // "Any proxy" would let every client write its own address into X-Forwarded-For.
+    expect(() => loadConfig({ REDFLAG_TRUST_PROXY: 'true' })).toThrow(/name the proxies/);
   });
 });

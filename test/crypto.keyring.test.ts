@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BLIND_INDEX_VERSION, createBlindIndex, INDEX_LABELS } from '../src/crypto/blind-index.js';
+import { BLIND_INDEX_VERSION, createBlindIndex, INDEX_LABELS, singleVersionKeys } from '../src/crypto/blind-index.js';
 import { CryptoConfigError, SealedValueError } from '../src/crypto/errors.js';
 import { Keyring, type SealContext } from '../src/crypto/keyring.js';
 import { createKeySource, parseRootKey } from '../src/crypto/root-key.js';
@@ -46,10 +46,10 @@ describe('seal and open', () => {
     const ctx = { companyId: 'c', recordId: 'r', label: 'bvn' };
     const a = ring.seal('22123456789', ctx);
     const b = ring.seal('22123456789', ctx);
-    expect(a).toMatch(/^v1\.k1\.[A-Za-z0-9_-]+$/);
+    expect(a).toMatch(/^v2\.k1\.[A-Za-z0-9_-]+$/);
     expect(a).not.toBe(b);
-    // 12-byte nonce + 11 bytes + 16-byte tag = 39 bytes = 52 base64url characters.
-    expect(a.length).toBe('v1.k1.'.length + 52);
+    // 12-byte nonce + 32 bytes (11 padded to the smallest bucket) + 16-byte tag = 60 bytes = 80 base64url characters.
+    expect(a.length).toBe('v2.k1.'.length + 80);
     expect(encodeURIComponent(a)).toBe(a);
   });
 
@@ -64,7 +64,7 @@ describe('seal and open', () => {
 
   it('refuses a token moved to another company, record or label', () => {
     const ring = keyring();
-    const field = fc.constantFrom<keyof SealContext>('companyId', 'recordId', 'label');
+    const field = fc.constantFrom<'companyId' | 'recordId' | 'label'>('companyId', 'recordId', 'label');
     fc.assert(
       fc.property(plaintext, context, field, fc.string({ minLength: 1, maxLength: 40 }), (clear, ctx, which, other) => {
         fc.pre(other !== ctx[which]);
@@ -76,24 +76,38 @@ describe('seal and open', () => {
     );
   });
 
+  it('binds a token to its identifier row: swapped into another row of the same report and label it does not open', () => {
+    const ring = keyring();
+    const ctx = { companyId: 'c', recordId: 'r', label: 'phone' };
+    const first = ring.seal('+2348031234567', { ...ctx, rowId: 'row-1' });
+    expect(ring.open(first, { ...ctx, rowId: 'row-1' })).toBe('+2348031234567');
+    expect(failure(() => ring.open(first, { ...ctx, rowId: 'row-2' })).reason).toBe('authentication-failed');
+    expect(failure(() => ring.open(first, ctx)).reason).toBe('authentication-failed');
+    // A token sealed before rows were bound still opens in its row (rotation re-seals it bound).
+    const unbound = ring.seal('+2348031234567', ctx);
+    expect(ring.open(unbound, { ...ctx, rowId: 'row-1' })).toBe('+2348031234567');
+  });
+
   it('refuses altered, truncated, relabelled and foreign tokens with a typed error, never garbage', () => {
     const ring = keyring();
     const ctx = { companyId: 'c1', recordId: 'r1', label: 'email' };
     const token = ring.seal('john.doe@example.com', ctx);
-    const body = token.slice('v1.k1.'.length);
+    const body = token.slice('v2.k1.'.length);
     fc.assert(
       fc.property(
         fc.nat({ max: body.length - 1 }),
         fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'),
         (at, c) => {
-          const altered = `v1.k1.${body.slice(0, at)}${c}${body.slice(at + 1)}`;
+          const altered = `v2.k1.${body.slice(0, at)}${c}${body.slice(at + 1)}`;
           fc.pre(Buffer.from(altered.slice(6), 'base64url').compare(Buffer.from(body, 'base64url')) !== 0);
           expect(failure(() => ring.open(altered, ctx)).reason).toBe('authentication-failed');
         },
       ),
     );
-    expect(failure(() => ring.open(token.replace('v1.k1.', 'v1.k2.'), ctx)).reason).toBe('authentication-failed');
-    expect(failure(() => ring.open(token.replace('v1.', 'v2.'), ctx)).reason).toBe('malformed');
+    expect(failure(() => ring.open(token.replace('v2.k1.', 'v2.k2.'), ctx)).reason).toBe('authentication-failed');
+    // The version is bound too: a padded token relabelled as an old unpadded one does not open.
+    expect(failure(() => ring.open(token.replace('v2.', 'v1.'), ctx)).reason).toBe('authentication-failed');
+    expect(failure(() => ring.open(token.replace('v2.', 'v3.'), ctx)).reason).toBe('malformed');
     expect(failure(() => ring.open(token.slice(0, 20), ctx)).reason).toBe('malformed');
     expect(failure(() => ring.open('john.doe@example.com', ctx)).reason).toBe('malformed');
     expect(failure(() => ring.open('', ctx)).reason).toBe('malformed');
@@ -143,14 +157,16 @@ describe('derived keys', () => {
   });
 
   it('gives the same blind index for the same label and value, 32 bytes, and different ones across labels', () => {
-    const index = createBlindIndex(keys);
+    const index = createBlindIndex(singleVersionKeys(keys.indexKey));
     expect(BLIND_INDEX_VERSION).toBe(1);
     expect(index('bvn', '22123456789')).toHaveLength(32);
     expect(index('bvn', '22123456789')).toEqual(index('bvn', '22123456789'));
     expect(index('bvn', '22123456789')).not.toEqual(index('nin', '22123456789'));
     expect(index('bvn', '22123456789')).not.toEqual(index('bvn', '22123456788'));
     // Another root key, another index: a leaked index table cannot be matched against another deployment.
-    expect(createBlindIndex(createKeySource(randomBytes(32)))('bvn', '22123456789')).not.toEqual(index('bvn', '22123456789'));
+    expect(createBlindIndex(singleVersionKeys(createKeySource(randomBytes(32)).indexKey))('bvn', '22123456789')).not.toEqual(
+      index('bvn', '22123456789'),
+    );
   });
 });
 
@@ -167,3 +183,32 @@ describe('the root key', () => {
     expect(() => parseRootKey(key.toString('hex'), 'REDFLAG_MASTER_KEY')).toThrow(/must be base64 of exactly 32 bytes/);
   });
 });
+
+describe('padding', () => {
+  const ctx = { companyId: 'c', recordId: 'r', label: 'account_name' };
+
+  it("gives every value up to 31 bytes a token of one length, so it tells nothing of another company's value", () => {
+    const ring = keyring();
+    const lengths = new Set(Array.from({ length: 31 }, (_, n) => ring.seal('x'.repeat(n + 1), ctx).length));
+    expect([...lengths]).toEqual(['v2.k1.'.length + 80]);
+    // Longer values fall into the next power-of-two bucket, and still round-trip (trailing zeros included).
+    const long = ring.seal(`${'y'.repeat(40)}\u0000\u0000`, ctx);
+    expect(long.length).toBe('v2.k1.'.length + Math.ceil(((12 + 64 + 16) * 4) / 3));
+    expect(ring.open(long, ctx)).toBe(`${'y'.repeat(40)}\u0000\u0000`);
+  });
+
+  it('still opens the unpadded v1 tokens sealed before it', () => {
+    const old = sealV1(keys.encryptionKey('k1'), 'Adaeze Okafor', ctx);
+    expect(old).toMatch(/^v1\.k1\./);
+    expect(keyring().open(old, ctx)).toBe('Adaeze Okafor');
+  });
+});
+
+/** A token as sealed before padding: no bucket, version v1 in the associated data. */
+function sealV1(key: Buffer, clear: string, { companyId, recordId, label }: SealContext): string {
+  const nonce = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, nonce);
+  cipher.setAAD(Buffer.from(JSON.stringify(['v1', 'k1', companyId, recordId, label])));
+  const body = Buffer.concat([nonce, cipher.update(clear, 'utf8'), cipher.final(), cipher.getAuthTag()]);
+  return `v1.k1.${body.toString('base64url')}`;
+}

@@ -20,6 +20,7 @@ afterAll(() => database.close());
 let dataDir: string;
 beforeEach(async () => {
   await database.db.deleteFrom('encryption_keys').execute();
+  await database.db.deleteFrom('crypto_keys').execute();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'redflag-keys-'));
 });
 afterEach(() => fs.rmSync(dataDir, { recursive: true, force: true }));
@@ -94,7 +95,9 @@ describe('loading the keys at start-up', () => {
   });
 
   it('requires REDFLAG_MASTER_KEY on the server engine, where instances must share the key', async () => {
-    await expect(load({ engine: 'server' })).rejects.toThrow(/REDFLAG_MASTER_KEY must be set when DATABASE_URL is used/);
+    await expect(load({ engine: 'server' })).rejects.toThrow(
+      /REDFLAG_MASTER_KEY or REDFLAG_MASTER_KEY_FILE must be set when DATABASE_URL is used/,
+    );
     expect(await database.db.selectFrom('encryption_keys').selectAll().execute()).toEqual([]);
   });
 

@@ -58,12 +58,12 @@ describe.runIf(engine === 'embedded')('the embedded database', () => {
     const dir = tempDir();
     await commitThenKill(dir, 'written before kill -9');
     await commitThenKill(dir, 'and a second one');
-    // The killed process left its lock behind; the next start takes it over.
+    // The kernel freed the killed process's lock; the next start takes the directory at once.
     const reopened = await open(dir);
     const { rows } = await sql<{ note: string }>`select note from crash_probe order by id`.execute(reopened.db);
     expect(rows.map((r) => r.note)).toEqual(['written before kill -9', 'and a second one']);
     await reopened.close();
-  });
+  }, 90_000);
 
   it('runs with fsync on and synchronous commit', async () => {
     const db = await open(tempDir());
@@ -83,6 +83,35 @@ describe.runIf(engine === 'embedded')('the embedded database', () => {
     const after = await open(dir);
     await after.close();
   });
+
+  it('is not locked out by a lock file naming a pid that is alive but not Redflag (pid reuse, pid 1 in a container)', async () => {
+    const dir = tempDir();
+    const unrelated = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      for (const pid of [process.pid, unrelated.pid]) {
+        fs.writeFileSync(path.join(dir, 'redflag.lock'), JSON.stringify({ pid, startedAt: new Date().toISOString() }));
+        const handle = await open(dir);
+        await handle.close();
+      }
+    } finally {
+      unrelated.kill('SIGKILL');
+    }
+  }, 90_000);
+
+  it('names a live holder in another process, and is free the moment that process is killed with SIGKILL', async () => {
+    const dir = tempDir();
+    const holder = spawn(process.execPath, [path.join(__dirname, 'fixtures/commit-and-wait.mjs')], {
+      env: { ...process.env, DATA_DIR: dir, NOTE: 'held' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise<void>((resolve) => holder.stdout.on('data', (chunk) => String(chunk).includes('committed') && resolve()));
+    await expect(open(dir)).rejects.toThrow(`in use by another Redflag process (pid ${holder.pid})`);
+    const exited = new Promise((resolve) => holder.on('exit', resolve));
+    holder.kill('SIGKILL');
+    await exited;
+    const reopened = await open(dir);
+    await reopened.close();
+  }, 90_000);
 
   it('lets the event loop turn between queued queries, so sockets are read and accepted under load', async () => {
     const handle = await open(tempDir());

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok } from '../src/http/envelope.js';
+import { createOperator, key } from './helpers/principals.js';
 import { buildTestApp, type TestApp } from './helpers/test-app.js';
 
 let t: TestApp;
@@ -198,7 +199,8 @@ describe('operations routes', () => {
 
   it('serves Prometheus metrics with request counts by route pattern and pool figures', async () => {
     await t.app.inject({ method: 'GET', url: '/healthz' });
-    const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+    const operator = await createOperator(t);
+    const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: key(operator.apiKey) });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('text/plain');
     expect(res.body).toMatch(/http_requests_total\{method="GET",route="\/healthz",status_code="200"\} \d+/);

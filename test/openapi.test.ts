@@ -31,18 +31,22 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/api/v1/meta-data/banks'].get.responses['200']).toBeDefined();
   });
 
-  it('marks every route that needs a key with the apiKey security scheme and its 401/403 answers', async () => {
+  it('marks every route that needs a key with the apiKey and session security schemes and its 401/403 answers', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     expect(doc.components.securitySchemes.apiKey).toEqual({ type: 'apiKey', in: 'header', name: 'x-api-key' });
+    expect(doc.components.securitySchemes.session).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'redflag_session' });
     const admin = doc.paths['/api/v1/admin/companies'].post;
-    expect(admin.security).toEqual([{ apiKey: [] }]);
+    expect(admin.security).toEqual([{ apiKey: [] }, { session: [] }]);
     expect(Object.keys(admin.responses)).toEqual(expect.arrayContaining(['201', '401', '403', '429']));
     const own = doc.paths['/api/v1/external/keys'].get;
-    expect(own.security).toEqual([{ apiKey: [] }]);
+    expect(own.security).toEqual([{ apiKey: [] }, { session: [] }]);
+    // The user's own routes take the session alone.
+    expect(doc.paths['/api/v1/auth/me'].get.security).toEqual([{ session: [] }]);
+    expect(doc.paths['/api/v1/auth/sign-in'].post.security).toEqual([]);
     expect(Object.keys(own.responses)).toEqual(expect.arrayContaining(['401', '403']));
     // Public routes stay public.
     const banks = doc.paths['/api/v1/meta-data/banks'].get;
-    expect(banks.security).toBeUndefined();
+    expect(banks.security).toEqual([]);
     expect(banks.responses['401']).toBeUndefined();
   });
 

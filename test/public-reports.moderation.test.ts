@@ -58,7 +58,7 @@ describe('moderation', () => {
       rejectionReason: null,
       moderatedAt: null,
     });
-    expect(item.identifiers[0].value).toMatch(/^v1\./);
+    expect(item.identifiers[0].value).toMatch(/^v2\./);
 
     const page = await asOperator('GET', `${ADMIN}?status=draft&page=2&limit=1`);
     expect(page.json().data.meta).toEqual({ total: drafts.json().data.meta.total, page: 2, limit: 1 });

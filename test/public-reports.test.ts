@@ -47,14 +47,14 @@ describe('POST /api/v1/public/reports', () => {
       victim_masked: {
         name: 'J*** D***',
         email: 'j***@example.com',
-        phone: '+234803****567',
+        phone: '+234****67',
         amountLost: 250000,
         currency: 'NGN',
       },
-      guest_info_masked: { name: 'O*** A***', email: 'o***@example.org', phone: '+234809****432' },
+      guest_info_masked: { name: 'O*** A***', email: 'o***@example.org', phone: '+234****32' },
     });
     for (const token of [row.victim_token, row.guest_info_token]) {
-      expect(token).toMatch(/^v1\.k\d+\./);
+      expect(token).toMatch(/^v2\.k\d+\./);
       expect(token).not.toContain('example');
       expect(token).not.toContain('8031234567');
     }
@@ -63,7 +63,7 @@ describe('POST /api/v1/public/reports', () => {
       .selectAll()
       .where('public_report_id', '=', row.id)
       .executeTakeFirstOrThrow();
-    expect(identifier.value_token).toMatch(/^v1\./);
+    expect(identifier.value_token).toMatch(/^v2\./);
     expect(identifier.company_id).toBe(PUBLIC_REPORTS_COMPANY_ID);
   });
 
@@ -165,12 +165,12 @@ describe('public reports in search', () => {
       companyId: PUBLIC_REPORTS_COMPANY_ID,
       notificationSent: false,
       status: 'published',
-      victim: { name: 'J*** D***', email: 'j***@example.com', phone: '+234803****567', amountLost: 250000, currency: 'NGN' },
-      guestInfo: { name: 'O*** A***', email: 'o***@example.org', phone: '+234809****432' },
+      victim: { name: 'J*** D***', email: 'j***@example.com', phone: '+234****67', amountLost: 250000, currency: 'NGN' },
+      guestInfo: { name: 'O*** A***', email: 'o***@example.org', phone: '+234****32' },
       reportingEntity: 'self',
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
-      identifiers: [{ id: expect.any(String), label: 'phone', value: expect.stringMatching(/^v1\.k\d+\./) }],
+      identifiers: [{ id: expect.any(String), label: 'phone', value: expect.stringMatching(/^v2\.k\d+\./) }],
     });
     expect(found.body).not.toContain('jane.doe@example.com');
     expect(found.body).not.toContain('8031234567');
@@ -196,6 +196,10 @@ describe('public reports in search', () => {
       fraudTypes: { money_mule: 2, romance_fraud: 1 },
       firstReportedAt: reports[0].createdAt,
       lastReportedAt: publicReports[0].createdAt,
+      // Public reports are not member companies, and count less: 1.5 + (1 + 1.5) × 0.3 = 2.25.
+      distinctCompanies: 1,
+      openDisputes: 0,
+      riskLevel: 'medium',
     });
     const audit = await t.database.db
       .selectFrom('audit_events')

@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { containsClear, storedPieces } from './helpers/at-rest.js';
+import { normalizeIdentifier, shippedBankDirectory } from '../src/identifiers/normalize.js';
+import { containsClear, containsDigest, storedPieces, unkeyedDigests } from './helpers/at-rest.js';
 import { digits, letters, localPhone, nuban } from './helpers/identifiers.js';
 import { createCompany, key } from './helpers/principals.js';
 import { reportBody, search } from './helpers/reports.js';
 import { buildTestApp } from './helpers/test-app.js';
 
 describe('clear values at rest and in the logs', () => {
-  it('leaves no identifier value or API key in the data directory or the log after real requests', async () => {
+  it('leaves no identifier value or API key in the data directory or the log after real requests', {
+    timeout: 120_000,
+  }, async () => {
     const t = await buildTestApp({ config: { logLevel: 'trace' } });
     const company = await createCompany(t);
     const account = nuban('058');
@@ -22,11 +25,12 @@ describe('clear values at rest and in the logs', () => {
       drivers_license: `${letters(3).toUpperCase()}${digits(5)}AA${digits(2)}`,
     };
     // With an Idempotency-Key, so the stored replay (which repeats the identifiers) is covered too.
+    const body = reportBody({ identifiers: Object.entries(values).map(([label, value]) => ({ label, value })) });
     const created = await t.app.inject({
       method: 'POST',
       url: '/api/v1/external/reports',
       headers: { ...key(company.apiKey), 'idempotency-key': 'at-rest-probe' },
-      payload: reportBody({ identifiers: Object.entries(values).map(([label, value]) => ({ label, value })) }),
+      payload: body,
     });
     expect(created.statusCode).toBe(201);
     const report = created.json().data;
@@ -64,6 +68,22 @@ describe('clear values at rest and in the logs', () => {
     expect(stored.length).toBeGreaterThan(10);
     for (const needle of needles) {
       for (const piece of stored) expect(containsClear(piece, needle), `${piece.where} contains ${needle}`).toBe(false);
+    }
+    // No unkeyed SHA-256 of a value (raw or normalised) or of the request body, raw, hex or base64.
+    const banks = shippedBankDirectory();
+    const forms = Object.entries(values).flatMap(([label, value]) => {
+      const normalized = normalizeIdentifier(label as Parameters<typeof normalizeIdentifier>[0], value, {
+        banks,
+        purpose: 'store',
+      });
+      return normalized.ok
+        ? [value, normalized.value, normalized.indexValue, ...(normalized.nuban ? [normalized.nuban] : [])]
+        : [value];
+    });
+    const digests = unkeyedDigests(forms, [body]);
+    expect(digests.length).toBeGreaterThan(Object.keys(values).length);
+    for (const digest of digests) {
+      for (const piece of stored) expect(containsDigest(piece, digest), `${piece.where} holds sha256(${digest.of})`).toBe(false);
     }
     // The scan can see text: the company's business name is stored in clear and is found.
     expect(stored.some((piece) => containsClear(piece, company.businessName))).toBe(true);

@@ -1,6 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashRequest } from '../src/modules/reports/idempotency.js';
 import { FRAUD_TYPES } from '../src/modules/reports/report-values.js';
 import { digits, localPhone, nuban } from './helpers/identifiers.js';
 import { createCompany, createOperator, key } from './helpers/principals.js';
@@ -268,11 +268,56 @@ describe('Idempotency-Key', () => {
     const body = reportBody();
     await t.database.db
       .insertInto('idempotency_keys')
-      .values({ company_id: company.companyId, key: k, request_hash: hashRequest(body), state: 'in_flight' })
+      .values({ company_id: company.companyId, key: k, request_hash: t.app.crypto.requestDigest(body), state: 'in_flight' })
       .execute();
     const res = await post(body, withKey(k));
     expect(res.statusCode).toBe(409);
     expect(res.json().data.code).toBe('IDEMPOTENCY_IN_FLIGHT');
+    expect(res.headers['retry-after']).toBe('1');
+  });
+
+  /** An in-flight marker held by a process whose lease ends at `leaseUntil` (undefined: no such process). */
+  async function markerOf(body: Record<string, unknown>, leaseUntil: Date | 'infinity' | undefined) {
+    const k = `owned-${digits(10)}`;
+    const instance = randomUUID();
+    if (leaseUntil !== undefined) {
+      await t.database.db
+        .insertInto('service_instances')
+        .values({ id: instance, lease_until: leaseUntil === 'infinity' ? sql<Date>`'infinity'::timestamptz` : leaseUntil })
+        .execute();
+    }
+    await t.database.db
+      .insertInto('idempotency_keys')
+      .values({
+        company_id: company.companyId,
+        key: k,
+        request_hash: t.app.crypto.requestDigest(body),
+        state: 'in_flight',
+        claimed_by: instance,
+        claim_id: randomUUID(),
+      })
+      .execute();
+    return k;
+  }
+
+  it('answers 409 with Retry-After while the process holding the key is alive', async () => {
+    const body = reportBody();
+    const res = await post(body, withKey(await markerOf(body, new Date(Date.now() + 3_600_000))));
+    expect(res.statusCode).toBe(409);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.json().data).toMatchObject({ code: 'IDEMPOTENCY_IN_FLIGHT', retryAfter: 1 });
+  });
+
+  it('takes over at once a key whose process died (gone, or its lease lapsed), creating the report once', async () => {
+    for (const lease of [undefined, new Date(Date.now() - 1_000)]) {
+      const body = reportBody();
+      const k = await markerOf(body, lease);
+      const retried = await post(body, withKey(k));
+      expect(retried.statusCode).toBe(201);
+      const again = await post(body, withKey(k));
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.json().data.id).toBe(retried.json().data.id);
+    }
   });
 
   it('does not store a failed request: the same key may be retried with a corrected body', async () => {

@@ -45,7 +45,7 @@ describe('GET submissions (list)', () => {
       expect(item.reportingCompany).toEqual({ businessName: expect.any(String), id: company.companyId });
       for (const identifier of item.identifiers) {
         expect(Object.keys(identifier).sort()).toEqual(['label', 'value']);
-        expect(identifier.value).toMatch(/^v1\./);
+        expect(identifier.value).toMatch(/^v2\./);
       }
     }
     const second = (await get(`${SUBMISSIONS}?page=2&limit=4`, company.apiKey)).json().data;
@@ -158,7 +158,7 @@ describe('GET submission and decode', () => {
     expect(report.identifiers).toHaveLength(2);
     for (const identifier of report.identifiers) {
       expect(Object.keys(identifier).sort()).toEqual(['id', 'label', 'value']);
-      expect(identifier.value).toMatch(/^v1\.k\d+\./);
+      expect(identifier.value).toMatch(/^v2\.k\d+\./);
     }
   });
 

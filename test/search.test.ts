@@ -1,7 +1,7 @@
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SearchResponse } from '../src/modules/search/search.schemas.js';
+import { StrictSearchResponse } from '../src/modules/search/search.schemas.js';
 import { digits, letters, localPhone, nuban } from './helpers/identifiers.js';
 import { createCompany, createOperator, key } from './helpers/principals.js';
 import { createReport, search } from './helpers/reports.js';
@@ -10,8 +10,8 @@ import { buildTestApp, type TestApp } from './helpers/test-app.js';
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 const ajv = new Ajv({ allErrors: true, strict: false });
 addFormats(ajv);
-/** The search body is built by PostgreSQL, so it is checked against the documented schema here. */
-const matchesSchema = ajv.compile({ ...SearchResponse, additionalProperties: false });
+/** The search body is built by PostgreSQL, so it is checked here against the schema, strict at every level. */
+const matchesSchema = ajv.compile(StrictSearchResponse);
 
 let t: TestApp;
 let a: Awaited<ReturnType<typeof createCompany>>;
@@ -69,7 +69,7 @@ describe('POST /reports/search', () => {
     expect(newest.identifiers.map((i: { label: string }) => i.label)).toEqual(['phone', 'bvn']);
     for (const identifier of [...newest.identifiers, ...oldest.identifiers]) {
       expect(identifier.id).toMatch(/^[0-9a-f-]{36}$/);
-      expect(identifier.value).toMatch(/^v1\.k\d+\.[A-Za-z0-9_-]+$/);
+      expect(identifier.value).toMatch(/^v2\.k\d+\.[A-Za-z0-9_-]+$/);
     }
     expect(JSON.stringify(body)).not.toContain(phone.slice(1));
     expect(body.data.summary).toEqual({
@@ -78,7 +78,12 @@ describe('POST /reports/search', () => {
       fraudTypes: { hacker: 1, theft: 1 },
       firstReportedAt: first.createdAt,
       lastReportedAt: second.createdAt,
+      distinctCompanies: 2,
+      openDisputes: 0,
+      // hacker 1.2 + theft 1.0, two members, fresh: 2.2 (test/verdict.test.ts has the rule's table).
+      riskLevel: 'medium',
     });
+    expect(newest.dispute).toBeNull();
   });
 
   it('answers an empty result with empty lists and a zero summary', async () => {
@@ -87,7 +92,16 @@ describe('POST /reports/search', () => {
     expect(res.json().data).toEqual({
       reports: [],
       publicReports: [],
-      summary: { totalReports: 0, totalPublicReports: 0, fraudTypes: {}, firstReportedAt: null, lastReportedAt: null },
+      summary: {
+        totalReports: 0,
+        totalPublicReports: 0,
+        fraudTypes: {},
+        firstReportedAt: null,
+        lastReportedAt: null,
+        distinctCompanies: 0,
+        openDisputes: 0,
+        riskLevel: 'none',
+      },
     });
   });
 

@@ -38,52 +38,105 @@ describe('masking', () => {
     expect(maskName('Émilie')).toBe('É***');
   });
 
-  it('keeps the country and network prefix and the last three digits of a phone number', () => {
-    expect(maskPhone('+2348031234567')).toBe('+234803****567');
-    expect(maskPhone('+442079460958')).toBe('+44207****958');
+  it('keeps only the country calling code and the last two digits of a phone number', () => {
+    expect(maskPhone('+2348031234567')).toBe('+234****67');
+    expect(maskPhone('+442079460958')).toBe('+44****58');
+    expect(maskPhone('+14155552671')).toBe('+1****71');
   });
 });
 
 describe('checkStructure', () => {
   const pdf = (body: string) => Buffer.from(`%PDF-1.7\n1 0 obj\n<<${body}>>\nendobj\n%%EOF\n`, 'latin1');
 
-  it('accepts a PDF that ends with its trailer and has no active content', () => {
-    expect(checkStructure('application/pdf', pdf('/Type /Catalog /JSONData 1'))).toEqual({ ok: true });
+  it('accepts a PDF that ends with its trailer and has no active content', async () => {
+    expect(await checkStructure('application/pdf', pdf('/Type /Catalog /JSONData 1'))).toEqual({ ok: true });
   });
 
-  it('refuses polyglots: a PDF header on a web page and an executable, with no trailer', () => {
+  it('refuses polyglots: a PDF header on a web page and an executable, with no trailer', async () => {
     const polyglot = Buffer.from('%PDF-1.4\n<html><script>alert(1)</script></html>MZ\x90\x00PE\x00\x00', 'latin1');
-    expect(checkStructure('application/pdf', polyglot)).toEqual({
+    expect(await checkStructure('application/pdf', polyglot)).toEqual({
       ok: false,
       message: expect.stringContaining('no %%EOF trailer'),
     });
   });
 
-  it('does not mistake compressed stream data for a name', () => {
+  it('does not mistake stream data for a name', async () => {
     const data = Buffer.from('x/JS y/JavaScript z', 'latin1');
     const withStream = Buffer.concat([
       Buffer.from('%PDF-1.7\n1 0 obj\n<< /Length 19 >>\nstream\n'),
       data,
       Buffer.from('\nendstream\nendobj\n%%EOF\n'),
     ]);
-    expect(checkStructure('application/pdf', withStream)).toEqual({ ok: true });
+    expect(await checkStructure('application/pdf', withStream)).toEqual({ ok: true });
   });
 
-  it('refuses a PDF with scripts, launch actions or embedded files', () => {
-    for (const marker of ['/JavaScript (app.alert(1))', '/JS (x)', '/Launch /F (cmd.exe)', '/EmbeddedFile 3 0 R']) {
-      expect(checkStructure('application/pdf', pdf(marker)), marker).toMatchObject({
+  it('refuses scripts, launch, URI, form-submit and import actions, additional actions and embedded files', async () => {
+    const markers = [
+      '/JavaScript 3 0 R',
+      '/JS (x)',
+      '/OpenAction << /S /Launch /F (cmd.exe) >>',
+      '/A << /S /URI /URI (http://example.invalid) >>',
+      '/A << /S /SubmitForm /F (http://example.invalid) >>',
+      '/A << /S /ImportData /F (data.fdf) >>',
+      '/AA << /O 4 0 R >>',
+      '/Names << /EmbeddedFiles 3 0 R >>',
+      '/Type /EmbeddedFile',
+      '/RichMedia 5 0 R',
+      '/Kids [ [ << /S /JavaScript >> ] ]',
+    ];
+    for (const marker of markers) {
+      expect(await checkStructure('application/pdf', pdf(marker)), marker).toMatchObject({
         ok: false,
         message: expect.stringContaining('active content'),
       });
     }
   });
 
-  it('refuses a PNG with something after (or instead of) its IEND, and a WebP whose length lies', () => {
+  it('refuses a PDF it cannot parse and an encrypted one', async () => {
+    expect((await checkStructure('application/pdf', pdf('/Type /Catalog /Broken [ (unclosed '))).ok).toBe(false);
+    const encrypted = Buffer.from(
+      '%PDF-1.7\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R /Encrypt 2 0 R >>\n%%EOF\n',
+      'latin1',
+    );
+    expect(await checkStructure('application/pdf', encrypted)).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('encrypted'),
+    });
+  });
+
+  it('accepts sound images of each type', async () => {
+    for (const [type, sample] of [
+      ['image/png', samples.png()],
+      ['image/jpeg', samples.jpeg()],
+      ['image/webp', samples.webp()],
+    ] as const) {
+      expect(await checkStructure(type, sample), type).toEqual({ ok: true });
+    }
+  });
+
+  it('refuses a PNG with something after its IEND or a corrupt chunk, and a WebP whose length lies', async () => {
     const png = samples.png();
-    expect(checkStructure('image/png', png)).toEqual({ ok: true });
-    expect(checkStructure('image/png', Buffer.concat([png, Buffer.from('<?php system($_GET[0]); ?>')])).ok).toBe(false);
+    expect((await checkStructure('image/png', Buffer.concat([png, Buffer.from('<?php system($_GET[0]); ?>')]))).ok).toBe(false);
+    const corrupt = Buffer.from(png);
+    corrupt[40] = (corrupt[40] as number) ^ 1;
+    expect(await checkStructure('image/png', corrupt)).toMatchObject({ ok: false, message: expect.stringContaining('CRC') });
     const webp = samples.webp();
-    expect(checkStructure('image/webp', webp)).toEqual({ ok: true });
-    expect(checkStructure('image/webp', Buffer.concat([webp, Buffer.alloc(64)])).ok).toBe(false);
+    expect((await checkStructure('image/webp', Buffer.concat([webp, Buffer.alloc(64)]))).ok).toBe(false);
+  });
+
+  it('walks a JPEG to its end marker: truncated, junk between segments, or markup in a comment is refused', async () => {
+    const jpeg = samples.jpeg();
+    expect((await checkStructure('image/jpeg', jpeg.subarray(0, jpeg.length - 2))).ok).toBe(false);
+    expect(
+      (await checkStructure('image/jpeg', Buffer.concat([jpeg.subarray(0, 2), Buffer.from('junk'), jpeg.subarray(2)]))).ok,
+    ).toBe(false);
+    const html = Buffer.from('<html><script>alert(1)</script>');
+    const comment = Buffer.concat([Buffer.from([0xff, 0xfe, 0, html.length + 2]), html]);
+    expect(await checkStructure('image/jpeg', Buffer.concat([jpeg.subarray(0, 2), comment, jpeg.subarray(2)]))).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('web page'),
+    });
+    // What a phone appends after EOI (maker notes) is allowed.
+    expect(await checkStructure('image/jpeg', Buffer.concat([jpeg, Buffer.from('SEFHmaker notes')]))).toEqual({ ok: true });
   });
 });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evidenceKey } from '../src/crypto/load-crypto.js';
 import { createDatabaseBlobStore } from '../src/modules/uploads/storage/database-blob-store.js';
 import { createUploadUrls } from '../src/modules/uploads/upload-urls.js';
 import { createUploadsService } from '../src/modules/uploads/uploads.service.js';
@@ -313,6 +314,7 @@ describe('the sweeper', () => {
       store: createDatabaseBlobStore(t.database.db),
       urls: createUploadUrls({ publicUrl: t.config.publicUrl, signer: t.app.crypto.urlSigner, ttlSeconds: 900 }),
       maxBytes: t.config.uploadMaxBytes,
+      evidenceKey: evidenceKey(t.app.crypto),
     });
     expect(await sweeper.sweep()).toBeGreaterThanOrEqual(1);
 

@@ -8,6 +8,7 @@ import { createSealedIdentifiers } from '../identifiers/sealed-identifiers.js';
 import { createAdminServices } from '../modules/admin/admin.commands.js';
 import { MAX_RATE_LIMIT_PER_MINUTE } from '../modules/companies/companies.service.js';
 import { createKeyEvents } from '../modules/keys/key-events.js';
+import { maskFraudReason } from '../modules/reports/reason-masking.js';
 import {
   checkedBanks,
   fraudReasonOf,
@@ -62,7 +63,12 @@ export async function seedPopulation(options: SeedOptions): Promise<SeedResult> 
   const banks = checkedBanks(directory);
   const sealer = createSealedIdentifiers({ crypto, banks: directory });
 
-  const admin = createAdminServices({ db, events: createKeyEvents() });
+  // Only companies are made here; the user service's settings do not matter.
+  const admin = createAdminServices({
+    db,
+    events: createKeyEvents(),
+    config: { publicUrl: 'http://127.0.0.1', invitationTtlHours: 72 },
+  });
   const companies: SeededCompany[] = [];
   for (let i = 0; i < SEED_COMPANIES; i++) {
     const businessName = `Bench ${['Bank', 'MFB', 'Fintech', 'Lender'][i % 4]} ${i + 1}`;
@@ -88,6 +94,7 @@ export async function seedPopulation(options: SeedOptions): Promise<SeedResult> 
         user_id: r % 3 === 0 ? `officer-${r % 50}` : null,
         fraud_type: fraudTypeOf(r),
         fraud_reason: fraudReasonOf(r),
+        fraud_reason_masked: maskFraudReason(fraudReasonOf(r)),
         show_uploader_info: r % 6 === 0,
         status: state.status,
         listing_status: state.listingStatus,

@@ -3,13 +3,13 @@ import { loadConfig } from '../config.js';
 import { DataDirLockedError } from '../db/data-dir-lock.js';
 import { databaseOptions, openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { loadCrypto } from './load-crypto.js';
+import { KEY_REFRESH_MS, loadCrypto } from './load-crypto.js';
 import { type RotationSummary, rotateKeys } from './rotation.js';
 import { type SealedColumn, sealedColumns } from './sealed-columns.js';
 
 /** Opens the configured database, checks the root key and rotates; `columns` is the registry by default. */
 export async function rotate(
-  options: { batchSize: number; json?: boolean },
+  options: { batchSize: number; settleSeconds?: number; json?: boolean },
   columns: readonly SealedColumn[] = sealedColumns,
 ): Promise<RotationSummary> {
   const config = loadConfig();
@@ -39,6 +39,13 @@ export async function rotate(
       crypto,
       columns,
       batchSize: options.batchSize,
+      // Running instances open values only with keys they hold: give them time to re-read the key table.
+      settleMs:
+        options.settleSeconds !== undefined
+          ? options.settleSeconds * 1000
+          : database.engine === 'server'
+            ? KEY_REFRESH_MS + 5_000
+            : 0,
       onStart: ({ total }) => {
         if (total > 0) bar?.start(total, 0);
       },

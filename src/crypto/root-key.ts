@@ -9,6 +9,7 @@ export const KEY_FILE_NAME = 'master.key';
 const HKDF_SALT = Buffer.from('redflag/hkdf/v1');
 const CHECK_MESSAGE = Buffer.from('redflag key check v1');
 
+const MIN_DISTINCT_BYTES = 16;
 const BASE64_32_BYTES = /^[A-Za-z0-9+/_-]{43}=?$/;
 
 /** Base64 (or base64url) of exactly 32 bytes, or a CryptoConfigError naming where it came from. */
@@ -21,6 +22,13 @@ export function parseRootKey(text: string, source: string): Buffer {
   }
   const key = Buffer.from(trimmed.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
   if (key.length !== ROOT_KEY_BYTES) throw new CryptoConfigError(`${source} must be base64 of exactly 32 bytes`);
+  // 32 random bytes have about 28 distinct values; fewer than 16 happens by chance with probability
+  // below 2^-40, so such a key was typed or patterned (all zeros, "aaaa...", a repeated word).
+  if (new Set(key).size < MIN_DISTINCT_BYTES) {
+    throw new CryptoConfigError(
+      `${source} has too little entropy (${new Set(key).size} distinct byte values in 32): use a random key from npx redflag crypto new-master-key`,
+    );
+  }
   return key;
 }
 
@@ -70,6 +78,23 @@ export function createKeyFile(file: string): Buffer {
   return readKeyFile(file) as Buffer;
 }
 
+/**
+ * Replaces a key file's contents at once (a private temporary file renamed over it): `rotate-root`
+ * on the embedded default puts the new root where the next start reads it.
+ */
+export function replaceKeyFile(file: string, key: Buffer): void {
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fd = fs.openSync(temporary, 'wx', 0o600);
+  try {
+    fs.writeSync(fd, `${key.toString('base64')}\n`);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(temporary, file);
+  syncDirectory(path.dirname(file));
+}
+
 function syncDirectory(dir: string): void {
   try {
     const fd = fs.openSync(dir, 'r');
@@ -88,8 +113,10 @@ function hkdf(ikm: Buffer, info: string): Buffer {
 }
 
 /**
- * Every key Redflag uses, derived from the root key with HKDF-SHA-256 under distinct labels. The
- * root key stays inside this closure; nothing encrypts or hashes with it directly.
+ * The keys of a database from before envelope encryption (migration 0011), derived from the root
+ * key with HKDF-SHA-256 under distinct labels. Used once per such database: start-up stores these
+ * derivations wrapped (src/crypto/key-store.ts), so old tokens keep opening by key id after the
+ * root changes. New databases get random keys instead.
  */
 export interface KeySource {
   /** The AES-256-GCM data-encryption key of one key id. */

@@ -1,8 +1,10 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { insertCryptoKeys } from './crypto-keys.repository.js';
 import { insertEncryptionKey, listEncryptionKeys, markKeyReencrypted, retirePrimaryKey } from './encryption-keys.repository.js';
 import { SealedValueError } from './errors.js';
-import { KEY_ID_PATTERN, type Keyring, keyIdNumber } from './keyring.js';
+import { dataKeyCheck, dataRowId, newKey, wrappedRow } from './key-store.js';
+import { KEY_ID_PATTERN, keyIdNumber, TOKEN_VERSION } from './keyring.js';
 import type { Crypto } from './load-crypto.js';
 import type { SealedColumn } from './sealed-columns.js';
 
@@ -34,6 +36,11 @@ export interface RotateOptions {
   crypto: Crypto;
   columns: readonly SealedColumn[];
   batchSize?: number;
+  /**
+   * After adding a key, how long to wait before sealing under it: on a shared server, long enough
+   * for every running instance to re-read the key table (they open values only with keys they hold).
+   */
+  settleMs?: number;
   /** Called once the values to re-encrypt are counted, then after every batch. */
   onStart?(info: { keyId: string; resumed: boolean; total: number }): void;
   onProgress?(done: number): void;
@@ -42,17 +49,21 @@ export interface RotateOptions {
 /**
  * Makes a new key primary and re-encrypts every sealed value under it, one transaction per batch,
  * paging on the id column. Values already under the primary key are not touched, so a run that was
- * interrupted is continued by the next one (which then adds no further key). Old keys keep deriving:
+ * interrupted is continued by the next one (which then adds no further key). Old keys stay stored:
  * every value stays readable throughout.
  */
 export async function rotateKeys(options: RotateOptions): Promise<RotationSummary> {
   const started = performance.now();
   const { db, crypto } = options;
   const batchSize = options.batchSize ?? 500;
-  const { keyId, previousKeyId, resumed } = await choosePrimary(db, crypto.keyring);
+  const { keyId, previousKeyId, resumed } = await choosePrimary(db, crypto);
+  await crypto.refresh();
+  if (!resumed && options.settleMs) await new Promise((resolve) => setTimeout(resolve, options.settleMs));
   crypto.keyring.setPrimary(keyId);
 
-  const prefix = `v1.${keyId}.`;
+  // A token is current when it is under the new key and of the current version (padded): a v1
+  // token under the same key is re-sealed too.
+  const prefix = `${TOKEN_VERSION}.${keyId}.`;
   let total = 0;
   for (const column of options.columns) total += await countStale(db, column, prefix);
   options.onStart?.({ keyId, resumed, total });
@@ -113,7 +124,7 @@ export async function rotateKeys(options: RotateOptions): Promise<RotationSummar
 
 async function choosePrimary(
   db: Kysely<Database>,
-  keyring: Keyring,
+  crypto: Crypto,
 ): Promise<{ keyId: string; previousKeyId: string | undefined; resumed: boolean }> {
   const keys = await listEncryptionKeys(db);
   const primary = keys.find((key) => key.is_primary);
@@ -123,15 +134,18 @@ async function choosePrimary(
   }
   const highest = Math.max(0, ...keys.filter((key) => KEY_ID_PATTERN.test(key.id)).map((key) => keyIdNumber(key.id)));
   const keyId = `k${highest + 1}`;
+  const key = newKey();
   await db.transaction().execute(async (trx) => {
     if (primary && (await retirePrimaryKey(trx, primary.id)) !== 1) {
       throw new Error('Another rotation changed the primary key at the same time; run crypto rotate again');
     }
-    if (
-      !(await insertEncryptionKey(trx, { id: keyId, keyCheck: keyring.keyCheck(keyId), isPrimary: true, reencrypted: false }))
-    ) {
+    if (!(await insertEncryptionKey(trx, { id: keyId, keyCheck: dataKeyCheck(key), isPrimary: true, reencrypted: false }))) {
       throw new Error('Another rotation added a key at the same time; run crypto rotate again');
     }
+    // The new data key is random, stored wrapped under the root's KEK (src/crypto/key-store.ts).
+    await insertCryptoKeys(trx, [
+      wrappedRow(crypto.store.root, { id: dataRowId(keyId), kind: 'data', version: keyIdNumber(keyId) }, key),
+    ]);
   });
   return { keyId, previousKeyId: primary?.id, resumed: false };
 }

@@ -26,22 +26,32 @@ export const sealedColumns: readonly SealedColumn[] = [
     table: 'report_identifiers',
     idColumn: 'id',
     tokenColumn: 'value_token',
-    contextColumns: ['company_id', 'report_id', 'label'],
-    context: (r) => ({ companyId: String(r.company_id), recordId: String(r.report_id), label: String(r.label) }),
+    contextColumns: ['company_id', 'report_id', 'label', 'id'],
+    context: (r) => ({
+      companyId: String(r.company_id),
+      recordId: String(r.report_id),
+      label: String(r.label),
+      rowId: String(r.id),
+    }),
   },
   {
     table: 'idempotency_keys',
     idColumn: 'id',
     tokenColumn: 'response_body',
-    contextColumns: ['company_id'],
+    contextColumns: ['company_id', 'id'],
     context: (r) => ({ companyId: String(r.company_id), recordId: String(r.id), label: RESPONSE_LABEL }),
   },
   {
     table: 'public_report_identifiers',
     idColumn: 'id',
     tokenColumn: 'value_token',
-    contextColumns: ['company_id', 'public_report_id', 'label'],
-    context: (r) => ({ companyId: String(r.company_id), recordId: String(r.public_report_id), label: String(r.label) }),
+    contextColumns: ['company_id', 'public_report_id', 'label', 'id'],
+    context: (r) => ({
+      companyId: String(r.company_id),
+      recordId: String(r.public_report_id),
+      label: String(r.label),
+      rowId: String(r.id),
+    }),
   },
   {
     table: 'public_reports',
@@ -56,5 +66,40 @@ export const sealedColumns: readonly SealedColumn[] = [
     tokenColumn: 'guest_info_token',
     contextColumns: ['company_id', 'id'],
     context: (r) => ({ companyId: String(r.company_id), recordId: String(r.id), label: 'guestInfo' }),
+  },
+  {
+    // A user's TOTP secret, bound to their company (or operators) and to them (src/modules/users).
+    table: 'users',
+    idColumn: 'id',
+    tokenColumn: 'totp_secret_token',
+    contextColumns: ['company_id', 'operator_id', 'id'],
+    context: (r) => ({ companyId: String(r.company_id ?? r.operator_id), recordId: String(r.id), label: 'totp' }),
+  },
+  {
+    table: 'watchlist_entries',
+    idColumn: 'id',
+    tokenColumn: 'value_token',
+    contextColumns: ['company_id', 'label', 'id'],
+    // Sealed to the company as its record, and to the entry's row.
+    context: (r) => ({
+      companyId: String(r.company_id),
+      recordId: String(r.company_id),
+      label: String(r.label),
+      rowId: String(r.id),
+    }),
+  },
+  {
+    table: 'webhook_endpoints',
+    idColumn: 'id',
+    tokenColumn: 'secret_token',
+    contextColumns: ['company_id'],
+    context: (r) => ({ companyId: String(r.company_id), recordId: String(r.id), label: 'webhook.secret' }),
+  },
+  {
+    table: 'webhook_endpoints',
+    idColumn: 'id',
+    tokenColumn: 'previous_secret_token',
+    contextColumns: ['company_id'],
+    context: (r) => ({ companyId: String(r.company_id), recordId: String(r.id), label: 'webhook.previousSecret' }),
   },
 ];

@@ -1,65 +1,90 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 
 export class DataDirLockedError extends Error {
   constructor(
     readonly dataDir: string,
-    readonly pid: number,
+    readonly pid: number | undefined,
   ) {
     super(
-      `The data directory ${dataDir} is in use by another Redflag process (pid ${pid}). ` +
+      `The data directory ${dataDir} is in use by another Redflag process${pid === undefined ? '' : ` (pid ${pid})`}. ` +
         'Stop that process first; administration commands (redflag company/key/operator) reach a running server by themselves.',
     );
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/**
+ * The lock is a listening Unix socket in Linux's abstract namespace, named after the data
+ * directory. Only one process can bind a name, and the kernel frees it the moment its holder dies
+ * — `kill -9` included — so a stale lock cannot exist and a recycled pid (always 1 in a container)
+ * cannot matter. `redflag.lock` beside the data only says who holds it, for the message.
+ */
+function abstractName(dataDir: string): string {
+  const real = fs.realpathSync(dataDir);
+  return `\0redflag-data-dir-${createHash('sha256').update(real).digest('hex').slice(0, 40)}`;
 }
 
 /**
- * PGlite has no postmaster lock of its own: two processes opening one data directory would
- * both write to it and corrupt it. This lock file, created exclusively, keeps it to one.
- * A lock left by a crashed process (its pid is gone) is taken over.
+ * Elsewhere (macOS) a socket file in the directory: a dead holder leaves the file, but nothing
+ * accepts on it, so a refused connection proves it stale.
  */
-export function lockDataDir(dataDir: string): { release(): void } {
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const lockPath = path.join(dataDir, 'redflag.lock');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = fs.openSync(lockPath, 'wx', 0o600);
-      fs.writeSync(fd, JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }));
-      fs.closeSync(fd);
-      return {
-        release() {
-          try {
-            const owner = JSON.parse(fs.readFileSync(lockPath, 'utf8')) as { pid?: number };
-            if (owner.pid === process.pid) fs.unlinkSync(lockPath);
-          } catch {
-            // Already gone: nothing to release.
-          }
-        },
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const pid = readOwner(lockPath);
-      if (pid !== undefined && pid !== process.pid && isAlive(pid)) throw new DataDirLockedError(dataDir, pid);
-      if (pid === process.pid) throw new DataDirLockedError(dataDir, pid);
-      fs.rmSync(lockPath, { force: true });
-    }
-  }
-  throw new Error(`Could not lock the data directory ${dataDir}`);
+async function bindSocketFile(socketPath: string): Promise<net.Server | undefined> {
+  const server = await bind(socketPath);
+  if (server) return server;
+  const stale = await new Promise<boolean>((resolve) => {
+    const probe = net.connect(socketPath);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(false);
+    });
+    probe.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+  if (!stale) return undefined;
+  fs.rmSync(socketPath, { force: true });
+  return bind(socketPath);
 }
 
-function readOwner(lockPath: string): number | undefined {
+function bind(name: string): Promise<net.Server | undefined> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer((socket) => socket.destroy());
+    server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve(undefined) : reject(error)));
+    server.listen({ path: name, exclusive: true }, () => {
+      // The lock must not keep the process alive on its own.
+      server.unref();
+      resolve(server);
+    });
+  });
+}
+
+/**
+ * PGlite has no postmaster lock of its own: two processes opening one data directory would both
+ * write to it and corrupt it. Resolves with the lock, or rejects DataDirLockedError naming the live holder.
+ */
+export async function lockDataDir(dataDir: string): Promise<{ release(): void }> {
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const ownerPath = path.join(dataDir, 'redflag.lock');
+  const server =
+    process.platform === 'linux'
+      ? await bind(abstractName(dataDir))
+      : await bindSocketFile(path.join(dataDir, 'redflag.lock.sock'));
+  if (!server) throw new DataDirLockedError(dataDir, readOwner(ownerPath));
+  fs.writeFileSync(ownerPath, JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }), { mode: 0o600 });
+  let held = true;
+  return {
+    release() {
+      if (!held) return;
+      held = false;
+      fs.rmSync(ownerPath, { force: true });
+      server.close();
+    },
+  };
+}
+
+function readOwner(ownerPath: string): number | undefined {
   try {
-    const owner = JSON.parse(fs.readFileSync(lockPath, 'utf8')) as { pid?: unknown };
+    const owner = JSON.parse(fs.readFileSync(ownerPath, 'utf8')) as { pid?: unknown };
     return typeof owner.pid === 'number' ? owner.pid : undefined;
   } catch {
     return undefined;

@@ -27,6 +27,15 @@ export interface DatabaseOptions {
   databaseSchema?: string | undefined;
   dataDir: string;
   poolSize: number;
+  /** Bounds for a serving process; unset (administration commands, migrations) waits as long as it takes. */
+  timeouts?: DatabaseTimeouts;
+}
+
+export interface DatabaseTimeouts {
+  /** Opening a connection, or waiting for a free one in the pool. */
+  connectMs: number;
+  /** PostgreSQL's statement_timeout; the client stops waiting for an answer a second later. */
+  statementMs: number;
 }
 
 export class DatabaseUnavailableError extends Error {}
@@ -48,6 +57,19 @@ export function databaseOptions(
   return { databaseUrl: config.databaseUrl, databaseSchema: config.databaseSchema, dataDir: config.dataDir, poolSize };
 }
 
+/** The serving process's database: its share of the connection budget, every wait bounded. */
+export function servingDatabaseOptions(
+  config: Pick<
+    Config,
+    'databaseUrl' | 'databaseSchema' | 'dataDir' | 'databasePoolSize' | 'databaseConnectTimeoutMs' | 'databaseStatementTimeoutMs'
+  >,
+): DatabaseOptions {
+  return {
+    ...databaseOptions(config, config.databasePoolSize),
+    timeouts: { connectMs: config.databaseConnectTimeoutMs, statementMs: config.databaseStatementTimeoutMs },
+  };
+}
+
 /** One code path for both engines: Kysely → node-postgres → a server socket or PGlite in process. */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   return options.databaseUrl ? openServer(options.databaseUrl, options) : openEmbedded(options.dataDir);
@@ -56,22 +78,37 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
 async function openServer(url: string, options: DatabaseOptions): Promise<DatabaseHandle> {
   const schema = options.databaseSchema;
   if (schema) await ensureSchema(url, schema);
+  const timeouts = options.timeouts;
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize,
     types,
+    // A partition (packets dropped) must not hold a request or /readyz for as long as it lasts.
+    keepAlive: true,
+    ...(timeouts
+      ? {
+          connectionTimeoutMillis: timeouts.connectMs,
+          statement_timeout: timeouts.statementMs,
+          query_timeout: timeouts.statementMs + 1_000,
+          idle_in_transaction_session_timeout: timeouts.statementMs * 2,
+        }
+      : {}),
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   pool.on('error', () => {
-    // An idle client lost its connection; the pool replaces it on next use.
+    // An idle client lost its connection; the pool drops it and opens another on next use.
   });
+  // Wrapped before the first connection is made, so every client gets its error listener.
+  const preparing = preparingPool(pool, { dropFailedConnections: true });
   try {
     await pool.query('select 1');
   } catch (error) {
     await pool.end();
     throw new DatabaseUnavailableError(`Cannot reach the PostgreSQL server (${describeUrl(url)}): ${(error as Error).message}`);
   }
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: preparing }),
+  });
   return { db, engine: 'server', pool, asyncCommits: serverAsyncCommits, close: () => db.destroy() };
 }
 
@@ -88,7 +125,7 @@ async function ensureSchema(url: string, schema: string): Promise<void> {
 }
 
 async function openEmbedded(dataDir: string): Promise<DatabaseHandle> {
-  const lock = lockDataDir(dataDir);
+  const lock = await lockDataDir(dataDir);
   let pglite: PGlite;
   try {
     pglite = await openPglite(dataDir);
@@ -98,7 +135,9 @@ async function openEmbedded(dataDir: string): Promise<DatabaseHandle> {
   }
   // PGlite is one single-user PostgreSQL backend: one connection, queries queue in the pool.
   const pool = new pg.Pool({ ...pgliteClientConfig(pglite), max: 1, types });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: preparingPool(pool, { dropFailedConnections: false }) }),
+  });
   const asyncCommits = createWalFlusher(db, () => {
     // The next tick retries; a database that cannot commit fails louder elsewhere.
   });

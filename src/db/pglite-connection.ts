@@ -5,6 +5,14 @@ import { serialize } from 'pg-protocol';
 type Message = { name: string };
 
 /**
+ * The node-postgres versions this connection was written against: it stands in for pg's own
+ * Connection and keeps pg's private bookkeeping (`parsedStatements`, `submittedNamedStatements`,
+ * `_connecting`, `stream`). package.json pins exactly these; a test fails when they change, so an
+ * upgrade is a deliberate step that re-reads pg's client.js.
+ */
+export const PG_VERSIONS = { pg: '8.23.1', 'pg-protocol': '1.16.1' } as const;
+
+/**
  * The connection `pg` talks to when the database is PGlite: the wire-protocol messages of one
  * query (bind, describe, execute, sync — and parse the first time) are collected and handed to
  * PGlite in one `execProtocolStream` call at the Sync. PGlite's own node-postgres adapter hands

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
+import { isDatabaseUnavailable } from './unavailable.js';
 
 const names = new Map<string, string>();
 
@@ -19,20 +20,44 @@ function statementName(sql: string): string {
  * statement after its SQL lets `pg` prepare it once per connection and only bind afterwards;
  * on PGlite this was 2–7× faster for point lookups. Queries that stream rows are left alone.
  */
-export function preparingPool(pool: pg.Pool): PostgresPool {
+export function preparingPool(pool: pg.Pool, options: { dropFailedConnections: boolean }): PostgresPool {
+  // pg-pool listens for errors only on idle clients. A connection that drops while a client is
+  // checked out — between the statements of a transaction, or in the same packet as the
+  // ReadyForQuery that handed it over, before our code runs — would emit 'error' with no listener,
+  // and an unhandled 'error' event ends the process. Every client gets a listener as it is made.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
+      let broken: Error | undefined;
+      const onError = (error: Error) => {
+        broken = error;
+      };
+      client.on('error', onError);
+      // A connection that timed out or failed is not given back to the pool for the next request:
+      // behind a partition it would only time out again.
+      const note = (error: unknown) => {
+        if (isDatabaseUnavailable(error)) broken = error as Error;
+        throw error;
+      };
       return {
         query(sqlOrCursor: unknown, parameters?: ReadonlyArray<unknown>) {
           if (typeof sqlOrCursor !== 'string') return client.query(sqlOrCursor as pg.Submittable) as never;
-          return client.query({
-            name: statementName(sqlOrCursor),
-            text: sqlOrCursor,
-            values: parameters as unknown[],
-          }) as never;
+          return client
+            .query({
+              name: statementName(sqlOrCursor),
+              text: sqlOrCursor,
+              values: parameters as unknown[],
+            })
+            .catch(note) as never;
         },
-        release: () => client.release(),
+        release: () => {
+          client.off('error', onError);
+          // PGlite's one in-process connection is never replaced (a new client could not reach it).
+          client.release(options.dropFailedConnections ? broken : undefined);
+        },
       } as PostgresPoolClient;
     },
     end: () => pool.end(),

@@ -58,12 +58,26 @@ export interface EncryptionKeysTable {
   reencrypted_at: Date | null;
 }
 
+/** Wrapped key material (src/crypto/key-store.ts): never a clear key, only AES-GCM under the root's KEK. */
+export interface CryptoKeysTable {
+  id: string;
+  kind: 'check' | 'data' | 'index' | 'url' | 'pseudonym' | 'evidence' | 'root' | 'retired-root';
+  label: string | null;
+  version: number | null;
+  wrapped: Buffer;
+  /** Fingerprint of the root key whose KEK wrapped this row. */
+  root_id: Buffer;
+  created_at: Generated<Date>;
+}
+
 export interface ReportsTable {
   id: string;
   company_id: string;
   user_id: string | null;
   fraud_type: string;
   fraud_reason: string;
+  /** The reason with identifier-shaped substrings masked (reason-masking.ts): what other companies see. */
+  fraud_reason_masked: string;
   show_uploader_info: Generated<boolean>;
   attachments: Generated<string[]>;
   status: 'draft' | 'published';
@@ -72,6 +86,9 @@ export interface ReportsTable {
   listing_status: Generated<'listed' | 'exited'>;
   exited_list_at: Date | null;
   exit_list_reason: string | null;
+  /** The latest renewal: the listing period runs from it (or from published_at) for REDFLAG_LISTING_DAYS. */
+  renewed_at: Date | null;
+  renewal_statement: string | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -89,6 +106,8 @@ export interface ReportIdentifiersTable {
   /** Accounts only: HMAC of the bare NUBAN, so a search without a bank finds every bank. */
   nuban_index: Buffer | null;
   index_version: number;
+  /** Which version of the label's index key made `blind_index` (and `nuban_index`). */
+  index_key_version: Generated<number>;
 }
 
 export interface IdempotencyKeysTable {
@@ -101,13 +120,26 @@ export interface IdempotencyKeysTable {
   /** The first response, sealed: it repeats the clear identifiers the caller sent. */
   response_body: string | null;
   created_at: Generated<Date>;
+  /** The service instance (process) whose request holds the key while in flight. */
+  claimed_by: string | null;
+  /** This claim; a request that lost its claim (taken over after its lease lapsed) cannot complete. */
+  claim_id: string | null;
+}
+
+export interface ServiceInstancesTable {
+  id: string;
+  started_at: Generated<Date>;
+  /** Alive while this is in the future; renewed by a heartbeat on the server engine. */
+  lease_until: Date;
 }
 
 export interface AuditEventsTable {
   id: Generated<string>;
   company_id: string | null;
   operator_id: string | null;
-  key_id: string;
+  /** The API key that acted, or null when a user's session did (then `user_id`). */
+  key_id: string | null;
+  user_id: string | null;
   action: string;
   label: string | null;
   blind_index: Buffer | null;
@@ -123,7 +155,10 @@ export interface UploadsTable {
   company_id: string;
   content_type: string;
   size: number;
+  /** HMAC-SHA-256 of the file's SHA-256 under the stored evidence key (`sha256_keyed`), never the plain hash. */
   sha256: Buffer;
+  /** False only for rows from before keyed hashes, until the service converts them at start. */
+  sha256_keyed: Generated<boolean>;
   storage_key: string;
   /** The report or public report it is attached to; null while attached to nothing. */
   record_id: string | null;
@@ -149,6 +184,8 @@ export interface PublicReportsTable {
   reporting_entity: string;
   fraud_type: string;
   fraud_reason: string;
+  /** The reason with identifier-shaped substrings masked: what search shows. */
+  fraud_reason_masked: string;
   financial_institution: string;
   event_date: Date;
   /** Upload ids, in the order given. */
@@ -179,6 +216,8 @@ export interface PublicReportIdentifiersTable {
   blind_index: Buffer;
   nuban_index: Buffer | null;
   index_version: number;
+  /** Which version of the label's index key made `blind_index` (and `nuban_index`). */
+  index_key_version: Generated<number>;
 }
 
 /** Maintained by a trigger on reports (migration 0006): the list's totals without counting rows. */
@@ -190,19 +229,227 @@ export interface ReportCountsTable {
   n: number;
 }
 
+export type UserStatus = 'invited' | 'active' | 'suspended' | 'removed';
+export type CompanyUserRole = 'admin' | 'analyst' | 'viewer';
+export type OperatorUserRole = 'moderator' | 'admin';
+
+/** A person: a member company's staff (company_id) or the registry's (operator_id). */
+export interface UsersTable {
+  id: Generated<string>;
+  company_id: string | null;
+  operator_id: string | null;
+  /** Lower case; sign-in is by e-mail. */
+  email: string;
+  name: string | null;
+  role: CompanyUserRole | OperatorUserRole;
+  status: Generated<UserStatus>;
+  /** argon2id PHC string; null until the invitation is accepted. */
+  password_hash: string | null;
+  /** The TOTP secret, sealed (src/crypto/keyring.ts); set at enrolment, trusted once confirmed. */
+  totp_secret_token: string | null;
+  totp_confirmed_at: Date | null;
+  /** The last accepted TOTP time step (replay guard). */
+  totp_last_step: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface UserInvitationsTable {
+  id: Generated<string>;
+  user_id: string;
+  /** SHA-256 of the token in the invite URL; the token itself is never stored. */
+  token_hash: Buffer;
+  expires_at: Date;
+  accepted_at: Date | null;
+  created_at: Generated<Date>;
+}
+
+export interface UserSessionsTable {
+  id: Generated<string>;
+  /** SHA-256 of the cookie's value. */
+  token_hash: Buffer;
+  user_id: string;
+  created_at: Date;
+  last_seen_at: Date;
+  /** The absolute end, whatever the activity. */
+  expires_at: Date;
+}
+
+export interface UserRecoveryCodesTable {
+  id: Generated<string>;
+  user_id: string;
+  code_hash: Buffer;
+  used_at: Date | null;
+}
+
+export type DisputeStatus = 'open' | 'upheld' | 'escalated' | 'exited' | 'timed_out' | 'kept' | 'removed';
+
+/** A challenge to a listed report (src/modules/disputes). */
+export interface DisputesTable {
+  id: string;
+  report_id: string;
+  report_company_id: string;
+  disputing_company_id: string | null;
+  disputing_operator_id: string | null;
+  reason: string;
+  identifier_ids: Generated<string[]>;
+  attachments: Generated<string[]>;
+  status: DisputeStatus;
+  opened_at: Date;
+  respond_by: Date;
+  owner_statement: string | null;
+  answered_at: Date | null;
+  escalated_at: Date | null;
+  decided_at: Date | null;
+  decision_reason: string | null;
+  updated_at: Generated<Date>;
+}
+
+/** Identifiers that must never be listed: the blind index of the value, never the value. */
+export interface SafelistTable {
+  id: string;
+  label: string;
+  blind_index: Buffer;
+  index_version: number;
+  reason: string;
+  operator_id: string | null;
+  created_at: Generated<Date>;
+}
+
+/** One row per scheduled job (src/jobs): its cross-instance lock and its last run. */
+export interface JobRunsTable {
+  name: string;
+  locked_until: Date | null;
+  locked_by: string | null;
+  last_started_at: Date | null;
+  last_finished_at: Date | null;
+  last_status: string | null;
+  last_error: string | null;
+  last_items: number | null;
+  runs: Generated<number>;
+  failures: Generated<number>;
+}
+
+/** Which bank-list entry a member company is (issue 14): `public_report.published` goes to it. */
+export interface CompanyBanksTable {
+  company_id: string;
+  bank_id: string;
+  created_at: Generated<Date>;
+}
+
+/** A company's watched identifier (src/modules/watchlists): stored like a report identifier. */
+export interface WatchlistEntriesTable {
+  id: string;
+  company_id: string;
+  label: string;
+  value_token: string;
+  blind_index: Buffer;
+  nuban_index: Buffer | null;
+  index_version: number;
+  index_key_version: number;
+  ref: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface WatchlistImportsTable {
+  id: string;
+  company_id: string;
+  status: 'running' | 'interrupted' | 'done';
+  processed_rows: Generated<number>;
+  imported_rows: Generated<number>;
+  failed_rows: Generated<number>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface WatchlistImportErrorsTable {
+  import_id: string;
+  row: number;
+  message: string;
+}
+
+export type WebhookEndpointStatus = 'active' | 'disabled';
+
+export interface WebhookEndpointsTable {
+  id: string;
+  company_id: string;
+  url: string;
+  events: string[];
+  secret_token: string;
+  previous_secret_token: string | null;
+  previous_secret_until: Date | null;
+  status: Generated<WebhookEndpointStatus>;
+  failing_since: Date | null;
+  disabled_at: Date | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+/** The transactional outbox: one row per event for one company. */
+export interface WebhookEventsTable {
+  id: string;
+  company_id: string;
+  type: string;
+  report_id: string;
+  watchlist_entry_id: string | null;
+  payload: unknown;
+  created_at: Generated<Date>;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  status: Generated<WebhookDeliveryStatus>;
+  attempts: Generated<number>;
+  next_attempt_at: Generated<Date>;
+  locked_until: Date | null;
+  delivered_at: Date | null;
+  created_at: Generated<Date>;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  attempt: number;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  created_at: Generated<Date>;
+}
+
 export interface Database {
   banks: BanksTable;
   companies: CompaniesTable;
   operators: OperatorsTable;
   api_keys: ApiKeysTable;
   encryption_keys: EncryptionKeysTable;
+  crypto_keys: CryptoKeysTable;
   reports: ReportsTable;
   report_counts: ReportCountsTable;
   report_identifiers: ReportIdentifiersTable;
   idempotency_keys: IdempotencyKeysTable;
+  service_instances: ServiceInstancesTable;
   audit_events: AuditEventsTable;
   uploads: UploadsTable;
   upload_blobs: UploadBlobsTable;
   public_reports: PublicReportsTable;
   public_report_identifiers: PublicReportIdentifiersTable;
+  users: UsersTable;
+  user_invitations: UserInvitationsTable;
+  user_sessions: UserSessionsTable;
+  user_recovery_codes: UserRecoveryCodesTable;
+  disputes: DisputesTable;
+  safelist: SafelistTable;
+  job_runs: JobRunsTable;
+  company_banks: CompanyBanksTable;
+  watchlist_entries: WatchlistEntriesTable;
+  watchlist_imports: WatchlistImportsTable;
+  watchlist_import_errors: WatchlistImportErrorsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

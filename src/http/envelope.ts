@@ -1,11 +1,19 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type Static, type TSchema, Type } from 'typebox';
-import { AppError, type FieldError } from './errors.js';
+import { SealedValueError } from '../crypto/errors.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { AppError, type ErrorCode, type FieldError } from './errors.js';
+
+/** What a client is told to wait before retrying while the database is unreachable. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
 
 /** `{ success, message, data }` with `data` described by `data`. */
 export function Envelope<T extends TSchema>(data: T) {
   return Type.Object({ success: Type.Boolean(), message: Type.String(), data });
 }
+
+/** A body with thousands of bad values must not answer with megabytes of errors: the first 20 and the count. */
+export const MAX_LISTED_ERRORS = 20;
 
 export const ErrorEnvelope = Type.Object(
   {
@@ -14,7 +22,10 @@ export const ErrorEnvelope = Type.Object(
     data: Type.Object({
       code: Type.String(),
       requestId: Type.String(),
-      errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+      errors: Type.Optional(
+        Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), { maxItems: MAX_LISTED_ERRORS }),
+      ),
+      errorCount: Type.Optional(Type.Integer({ description: 'How many field errors there were; `errors` lists the first 20' })),
       retryAfter: Type.Optional(Type.Integer()),
     }),
   },
@@ -108,11 +119,39 @@ function toAppError(error: FastifyError): AppError | undefined {
   if (error instanceof SyntaxError && error.statusCode === 400) {
     return new AppError('MALFORMED_JSON', 'The request body is not valid JSON');
   }
-  if (error.statusCode === 429) {
-    return new AppError('RATE_LIMITED', error.message || 'Too many requests');
+  if (error instanceof SealedValueError) {
+    // Logged by the handler (a 500) with `err.where`: the key id and row, never a value.
+    return new AppError(
+      'SEALED_VALUE_UNREADABLE',
+      'A stored value could not be decrypted; the service operators can find it in the log by this request id',
+    );
+  }
+  if (isDatabaseUnavailable(error)) {
+    return new AppError('UNAVAILABLE', 'The database is not answering; retry shortly', {
+      retryAfter: DATABASE_RETRY_AFTER_SECONDS,
+    });
+  }
+  // A plugin's own client error (the rate limiter's 429; the docs' static files: 403 for a path that
+  // climbs out, 412 and 416 for conditional and range headers) keeps its status, under our code.
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    return new AppError(CLIENT_ERROR_CODES[status] ?? 'BAD_REQUEST', error.message || 'The request was refused');
   }
   return undefined;
 }
+
+const CLIENT_ERROR_CODES: Partial<Record<number, ErrorCode>> = {
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  408: 'REQUEST_TIMEOUT',
+  412: 'PRECONDITION_FAILED',
+  413: 'PAYLOAD_TOO_LARGE',
+  414: 'URI_TOO_LONG',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  416: 'RANGE_NOT_SATISFIABLE',
+  429: 'RATE_LIMITED',
+  431: 'HEADERS_TOO_LARGE',
+};
 
 export function errorBody(request: FastifyRequest, error: AppError): ErrorBody {
   return {
@@ -121,7 +160,9 @@ export function errorBody(request: FastifyRequest, error: AppError): ErrorBody {
     data: {
       code: error.code,
       requestId: String(request.id),
-      ...(error.details.errors ? { errors: error.details.errors } : {}),
+      ...(error.details.errors
+        ? { errors: error.details.errors.slice(0, MAX_LISTED_ERRORS), errorCount: error.details.errors.length }
+        : {}),
       ...(error.details.retryAfter !== undefined ? { retryAfter: error.details.retryAfter } : {}),
     },
   };
@@ -133,6 +174,9 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
   if (!appError) {
     request.log.error({ err: error }, 'unexpected error');
     appError = new AppError('INTERNAL', 'Internal server error');
+  } else if (appError.code === 'UNAVAILABLE') {
+    // An outage is the operator's to see once (the database's own logs, /readyz), not an error per request.
+    request.log.warn({ err: { message: error.message, code: (error as { code?: unknown }).code } }, appError.message);
   } else if (appError.status >= 500) {
     request.log.error({ err: error }, appError.message);
   }

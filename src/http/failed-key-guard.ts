@@ -6,8 +6,10 @@ const MAX_ADDRESSES = 50_000;
 
 /**
  * Counts failed key checks per client address in one-minute windows. The per-key rate limit cannot
- * stop a stranger (no key, no counter), and a well-formed made-up key costs one database lookup, so
- * an address that keeps failing is refused with 429 — before any lookup — until its window ends.
+ * stop a stranger (no key, no counter), so an address that keeps failing gets 429 instead of 401
+ * for its failing attempts until its window ends. A valid key from that address still works: the
+ * guard is consulted only after a key failed (each attempt still costs its one indexed lookup;
+ * a malformed key none, its checksum fails first).
  */
 export function createFailedKeyGuard(maxFailuresPerMinute: number, now: () => number = Date.now) {
   const windows = new Map<string, { startedAt: number; failures: number }>();

@@ -1,9 +1,36 @@
+import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
-/** Prometheus figures: requests by route and status, latency, and the database pool. */
-export function registerMetrics(app: FastifyInstance, pool: pg.Pool): void {
+/** An allow-list of addresses and CIDRs, as REDFLAG_METRICS_ALLOW gives it. */
+export function addressMatcher(entries: string[]): (address: string) => boolean {
+  const list = new BlockList();
+  for (const entry of entries) {
+    const [address = '', prefix] = entry.split('/');
+    const type = isIPv6(address) ? 'ipv6' : 'ipv4';
+    if (prefix === undefined) list.addAddress(address, type);
+    else list.addSubnet(address, Number(prefix), type);
+  }
+  return (address) => {
+    // An IPv4 client on a dual-stack socket shows as ::ffff:a.b.c.d.
+    const plain = address.startsWith('::ffff:') && isIPv4(address.slice(7)) ? address.slice(7) : address;
+    if (isIPv4(plain)) return list.check(plain, 'ipv4');
+    return isIPv6(plain) && list.check(plain, 'ipv6');
+  };
+}
+
+/**
+ * Prometheus figures: requests by route and status, latency, the database pool and seals. They tell
+ * outsiders the traffic, so only an operator key or an address in `allow` may read them.
+ */
+export function registerMetrics(
+  app: FastifyInstance,
+  pool: pg.Pool,
+  options: { allow: string[] },
+  /** Values sealed by this process per data key id (src/crypto/keyring.ts). */
+  sealCounts: () => ReadonlyMap<string, number> = () => new Map(),
+): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const labelNames = ['method', 'route', 'status_code'] as const;
@@ -29,6 +56,18 @@ export function registerMetrics(app: FastifyInstance, pool: pg.Pool): void {
         this.set(read());
       },
     });
+  // A counter read at scrape time: sum `increase()` over instances to see a key's use (README, "Encryption keys").
+  new Counter({
+    name: 'redflag_seals_total',
+    help: 'Values sealed (AES-256-GCM) by this process, per data key id',
+    labelNames: ['key_id'],
+    registers: [registry],
+    collect() {
+      // The keyring counts; each scrape sets the counter to its totals.
+      this.reset();
+      for (const [keyId, count] of sealCounts()) this.inc({ key_id: keyId }, count);
+    },
+  });
   poolGauge('db_pool_connections', 'Connections open to the database', () => pool.totalCount);
   poolGauge('db_pool_idle_connections', 'Open connections not in use', () => pool.idleCount);
   poolGauge('db_pool_waiting_requests', 'Queries waiting for a connection', () => pool.waitingCount);
@@ -47,6 +86,7 @@ export function registerMetrics(app: FastifyInstance, pool: pg.Pool): void {
   app.get(
     '/metrics',
     {
+      config: { auth: 'operator', keylessFrom: addressMatcher(options.allow) },
       schema: {
         tags: ['operations'],
         summary: 'Prometheus metrics (text exposition format)',
@@ -59,4 +99,5 @@ export function registerMetrics(app: FastifyInstance, pool: pg.Pool): void {
       return registry.metrics();
     },
   );
+  return registry;
 }

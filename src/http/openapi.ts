@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
+import { SESSION_COOKIE } from './auth.js';
 import { ErrorEnvelope } from './envelope.js';
 
 /** The error statuses any route can answer; routes add their own (401, 404, 409 ...) in their schema. */
@@ -46,16 +47,36 @@ function addCommonErrors(route: RouteOptions): void {
   }
   // A route that declares `config.auth` needs a key: say so, with the answers to a missing or wrong one.
   if (route.config?.auth) {
-    (route.schema as { security?: unknown }).security ??= [{ apiKey: [] }];
+    // Either works: an API key, or the session cookie of a user whose role allows the route (src/http/roles.ts).
+    (route.schema as { security?: unknown }).security ??= [{ apiKey: [] }, { session: [] }];
     response[401] ??= errorResponse(401);
     response[403] ??= errorResponse(403);
+  } else {
+    // Said outright, so a generated client knows the route needs neither a key nor a session.
+    (route.schema as { security?: unknown }).security ??= [];
   }
+  // A generated client names its methods after these; a route may choose its own, or gets one from its method and path.
+  (route.schema as { operationId?: string }).operationId ??= operationIdFor([route.method].flat()[0] as string, route.url);
+}
+
+/** `GET /api/v1/external/reports/:id/decode` → `getExternalReportsByIdDecode`: stable, unique per method and path. */
+export function operationIdFor(method: string, url: string): string {
+  const words = url
+    .replace(/^\/api\/v1\//, '/')
+    .split('/')
+    .filter(Boolean)
+    .map((part) => (part.startsWith(':') ? `by-${part.slice(1)}` : part))
+    .flatMap((part) => part.split(/[^A-Za-z0-9]+/))
+    .filter(Boolean);
+  return method.toLowerCase() + words.map((w) => w[0]?.toUpperCase() + w.slice(1)).join('');
 }
 
 export interface RouteSummary {
   method: string;
   url: string;
   documented: boolean;
+  /** Who may call it (`config.auth`); undefined for a public route. */
+  auth: string | undefined;
 }
 
 /**
@@ -67,7 +88,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
   app.addHook('onRoute', (route) => {
     addCommonErrors(route);
     for (const method of [route.method].flat()) {
-      if (method !== 'HEAD') routes.push({ method, url: route.url, documented: !route.schema?.hide });
+      if (method !== 'HEAD') routes.push({ method, url: route.url, documented: !route.schema?.hide, auth: route.config?.auth });
     }
   });
   await app.register(swagger, {
@@ -80,11 +101,21 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
       },
       servers: [{ url: publicUrl }],
       components: {
-        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: SESSION_COOKIE,
+            description:
+              'Set by POST /api/v1/auth/sign-in (HttpOnly, SameSite=Strict). A state-changing request in a session must send this site as its Origin.',
+          },
+        },
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // Its own Content-Security-Policy on its pages: the service's default allows nothing to load.
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return routes;
 }

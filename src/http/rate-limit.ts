@@ -38,9 +38,12 @@ export async function registerRateLimit(
     hook: 'onRequest',
     timeWindow: MINUTE_MS,
     max: (request: FastifyRequest) => request.principal?.rateLimitPerMinute ?? defaultPerMinute,
-    // A caller with a key is counted per key; anyone else per address (on routes that opt in).
-    keyGenerator: (request: FastifyRequest) =>
-      request.principal ? `key:${request.principal.keyId}` : `ip:${normalizeIP(request.ip)}`,
+    // A caller with a key is counted per key, a signed-in user per user; anyone else per address (on routes that opt in).
+    keyGenerator: (request: FastifyRequest) => {
+      const { principal } = request;
+      if (!principal) return `ip:${normalizeIP(request.ip)}`;
+      return principal.keyId ? `key:${principal.keyId}` : `user:${principal.user?.userId}`;
+    },
     // Public routes are limited only when they ask, with `config: { rateLimit: {...} }`.
     allowList: (request: FastifyRequest) => request.principal === null && !request.routeOptions.config.rateLimit,
     enableDraftSpec: true,

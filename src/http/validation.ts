@@ -1,4 +1,4 @@
-import { Ajv, type Options } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 
@@ -14,5 +14,70 @@ const textAjv = new Ajv({ ...common, coerceTypes: 'array' });
 addFormats(bodyAjv);
 addFormats(textAjv);
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+interface Visit {
+  value: unknown;
+  key: string;
+  parent: Visit | undefined;
+}
+
+function pointerOf(visit: Visit): string {
+  const keys: string[] = [];
+  for (let at: Visit | undefined = visit; at?.parent; at = at.parent) keys.push(at.key.replace(/~/g, '~0').replace(/\//g, '~1'));
+  return keys
+    .reverse()
+    .map((key) => `/${key}`)
+    .join('');
+}
+
+/** A lone UTF-16 surrogate: no character at all, which PostgreSQL's json refuses and its text would turn into U+FFFD. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Why `text` cannot be stored as it is, or undefined when it can. */
+function textProblem(text: string): string | undefined {
+  // PostgreSQL's text cannot hold the NUL character, and no field of ours means one.
+  if (text.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
+  if (LONE_SURROGATE.test(text)) return 'must be valid Unicode (a lone surrogate is not a character)';
+  return undefined;
+}
+
+/**
+ * Where text that cannot be stored is in `value` (a string, or a key or string anywhere inside an
+ * object or array), as a JSON pointer with the reason; undefined when there is none. It is refused
+ * at the door, naming the field, rather than by the database with a 500.
+ * A loop, not recursion: a body may nest thousands deep before the schema has refused it.
+ */
+export function findUnstorableText(value: unknown): { pointer: string; message: string } | undefined {
+  const pending: Visit[] = [{ value, key: '', parent: undefined }];
+  for (let visit = pending.pop(); visit; visit = pending.pop()) {
+    if (typeof visit.value === 'string') {
+      const message = textProblem(visit.value);
+      if (message) return { pointer: pointerOf(visit), message };
+    } else if (visit.value !== null && typeof visit.value === 'object') {
+      for (const [key, item] of Object.entries(visit.value)) {
+        const child = { value: item, key, parent: visit };
+        const message = textProblem(key);
+        if (message) return { pointer: pointerOf(child), message };
+        pending.push(child);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Every body, query string and path: first only storable text anywhere, then the route's schema. */
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const validate = (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
+  const checked = ((data: unknown) => {
+    const unstorable = findUnstorableText(data);
+    if (unstorable) {
+      checked.errors = [
+        { instancePath: unstorable.pointer, keyword: 'text', message: unstorable.message, params: {}, schemaPath: '' },
+      ];
+      return false;
+    }
+    const valid = validate(data);
+    checked.errors = validate.errors;
+    return valid;
+  }) as ValidateFunction & { errors?: ErrorObject[] | null };
+  return checked as ReturnType<FastifySchemaCompiler<unknown>>;
+};

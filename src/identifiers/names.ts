@@ -1,3 +1,4 @@
+import { confusableSkeleton, removeDefaultIgnorables } from './confusables.js';
 import { MAX_RAW_LENGTH, type Normalized, rejected } from './result.js';
 
 /** Typographic apostrophes and dashes folded to their ASCII forms, so "O’Brien" matches "O'Brien". */
@@ -25,14 +26,15 @@ function caseFold(text: string): string {
 }
 
 /**
- * Unicode NFKC, case-folded, single-spaced. Words are letters, marks and digits, with apostrophes,
+ * Default-ignorable code points removed, Unicode NFKC, case-folded, single-spaced. Words are letters, marks and digits, with apostrophes,
  * hyphens, dots and `&` inside them (business account names carry digits and `&`); commas, brackets,
  * slashes and semicolons separate words. The blind index sorts the words, so "DOE John" and
  * "john doe" are found by each other while the stored value keeps the order it was written in.
  */
 export function normalizeAccountName(raw: string): Normalized {
   if (raw.length > MAX_RAW_LENGTH) return rejected('Account name is too long (200 characters at most)');
-  const text = caseFold(raw.normalize('NFKC')).replace(APOSTROPHES, "'").replace(DASHES, '-');
+  // Invisible code points (U+034F, U+FE0F, zero-width joiners ...) would make a second spelling of one name.
+  const text = caseFold(removeDefaultIgnorables(raw).normalize('NFKC')).replace(APOSTROPHES, "'").replace(DASHES, '-');
   const words = text.split(WORD_SEPARATORS).filter((word) => word !== '');
   if (words.length === 0) return rejected('Account name is empty');
   if (!words.every((word) => NAME_CHARACTERS.test(word))) {
@@ -41,19 +43,21 @@ export function normalizeAccountName(raw: string): Normalized {
   if (!/\p{L}/u.test(text)) return rejected('Account name must contain letters');
   const value = words.join(' ');
   if (value.length > 200) return rejected('Account name is too long (200 characters at most)');
-  const indexValue = [...words].sort().join(' ');
+  // Look-alike letters from other scripts are indexed as the Latin letters they imitate.
+  const indexValue = words.map(confusableSkeleton).sort().join(' ');
   return { ok: true, value, indexValue };
 }
 
 const HANDLE = /^[a-z0-9._-]+$/;
 
 /**
- * Without one leading `@`, lower-cased. Letters, digits, dots, underscores and hyphens cover the
+ * Default-ignorable code points removed; without one leading `@`, lower-cased (only ASCII letters
+ * remain possible, so a look-alike letter from another script is refused rather than indexed). Letters, digits, dots, underscores and hyphens cover the
  * handles of Instagram, X, TikTok, Facebook and LinkedIn; 2 to 64 characters; at least one letter or digit.
  */
 export function normalizeSocialHandle(raw: string): Normalized {
   if (raw.length > MAX_RAW_LENGTH) return rejected('Social handle is too long (64 characters at most)');
-  const trimmed = raw.normalize('NFKC').trim();
+  const trimmed = removeDefaultIgnorables(raw).normalize('NFKC').trim();
   const handle = (trimmed.startsWith('@') ? trimmed.slice(1) : trimmed).toLowerCase();
   if (handle === '') return rejected('Social handle is empty');
   if (!HANDLE.test(handle)) {

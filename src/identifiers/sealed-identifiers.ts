@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { BLIND_INDEX_VERSION, indexEntriesToStore, indexEntryToSearch } from '../crypto/blind-index.js';
+import { type IndexEntry, indexEntriesToStore, indexEntryToSearch } from '../crypto/blind-index.js';
+import { SealedValueError } from '../crypto/errors.js';
 import type { SealContext } from '../crypto/keyring.js';
 import type { Crypto } from '../crypto/load-crypto.js';
 import type { FieldError } from '../http/errors.js';
@@ -22,14 +23,18 @@ export interface SealedIdentifier {
     blind_index: Buffer;
     nuban_index: Buffer | null;
     index_version: number;
+    index_key_version: number;
   };
 }
 
-/** Where a search looks: the exact (label, index) pair, or the bare-NUBAN index across banks. */
+/**
+ * Where a search looks: the exact (label, index) pair, or the bare-NUBAN index across banks. While
+ * `crypto reindex` runs there is one digest per live key version (newest first), and a row matches any.
+ */
 export interface SearchKey {
   label: IdentifierLabel;
   column: 'blind_index' | 'nuban_index';
-  index: Buffer;
+  indexes: Buffer[];
 }
 
 /**
@@ -70,21 +75,39 @@ export function createSealedIdentifiers(deps: { crypto: Crypto; banks: BankDirec
         const exact = entries.find((e) => e.label === input.label);
         const nuban = entries.find((e) => e.label === 'account_nuban');
         if (!exact) throw new Error(`no index entry for ${input.label}`);
+        const rowId = randomUUID();
         sealed.push({
           label: input.label,
           value: normalized.value,
           row: {
-            id: randomUUID(),
+            id: rowId,
             company_id: context.companyId,
             label: input.label,
-            value_token: crypto.keyring.seal(normalized.value, { ...context, label: input.label }),
+            value_token: crypto.keyring.seal(normalized.value, { ...context, label: input.label, rowId }),
             blind_index: exact.digest,
             nuban_index: nuban?.digest ?? null,
-            index_version: BLIND_INDEX_VERSION,
+            index_version: exact.version,
+            index_key_version: exact.keyVersion,
           },
         });
       });
       return sealed;
+    },
+
+    /**
+     * The index columns of a stored (normalised) value under the newest key versions: what
+     * `crypto reindex` writes. Undefined if the value no longer normalises (never for stored values).
+     */
+    indexesOf(
+      label: IdentifierLabel,
+      storedValue: string,
+    ): Pick<SealedIdentifier['row'], 'blind_index' | 'nuban_index' | 'index_key_version'> | undefined {
+      const normalized = normalizeIdentifier(label, storedValue, { banks, purpose: 'store' });
+      if (!normalized.ok) return undefined;
+      const entries = indexEntriesToStore(crypto.blindIndex, label, normalized);
+      const exact = entries.find((e) => e.label === label) as IndexEntry;
+      const nuban = entries.find((e) => e.label === 'account_nuban');
+      return { blind_index: exact.digest, nuban_index: nuban?.digest ?? null, index_key_version: exact.keyVersion };
     },
 
     /** The index a search value is looked up in, or why the value cannot be searched for. */
@@ -93,7 +116,28 @@ export function createSealedIdentifiers(deps: { crypto: Crypto; banks: BankDirec
       if (!normalized.ok) return normalized;
       const entry = indexEntryToSearch(crypto.blindIndex, label, normalized);
       const column = entry.label === 'account_nuban' ? 'nuban_index' : 'blind_index';
-      return { ok: true, key: { label, column, index: entry.digest } };
+      return { ok: true, key: { label, column, indexes: entry.digests } };
+    },
+
+    /**
+     * A list of stored identifiers with clear values; one whose token does not open keeps its
+     * token, is marked `unreadable` and is reported to `onUnreadable` (to be logged), and the rest
+     * are served.
+     */
+    openEach<T extends { id: string; label: string; value: string }>(
+      items: readonly T[],
+      context: { companyId: string; recordId: string },
+      onUnreadable: (error: SealedValueError) => void,
+    ): (T & { unreadable?: true })[] {
+      return items.map((item) => {
+        try {
+          return { ...item, value: crypto.keyring.open(item.value, { ...context, label: item.label, rowId: item.id }) };
+        } catch (error) {
+          if (!(error instanceof SealedValueError)) throw error;
+          onUnreadable(new SealedValueError(error.reason, error.message, { ...error.where, rowId: item.id }));
+          return { ...item, unreadable: true as const };
+        }
+      });
     },
 
     /** The clear value of a stored token (for its own company's decode). */

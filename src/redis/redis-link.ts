@@ -14,13 +14,21 @@ export interface Log {
  * connection is down (they fail at once and callers fall back: counters in memory, cache entries
  * live at most 4 s); the link logs one warning when an outage starts and one line when it ends,
  * and `/readyz` reports it as degraded while staying 200.
+ *
+ * A refused connection shows at once (the link is not ready). A blackholed one stays "ready" while
+ * every command waits its full timeout, so a failed command opens a circuit breaker: for
+ * `breakerCooldownMs` callers see the link as not ready and fall back without waiting, then one
+ * PING from the link itself decides whether to close it or wait again.
  */
 export interface RedisLink {
   client: Redis;
   subscriber: Redis;
   /** Prepended to every key and channel, so several deployments (or test files) can share a server. */
   prefix: string;
+  /** Connected, and not cut off by the circuit breaker: callers may send commands. */
   isReady(): boolean;
+  /** Whether the breaker is open (Redis connected but not answering in time). */
+  isCircuitOpen(): boolean;
   /** Resolves true once the command connection is ready; false on a connection error or after `timeoutMs`. */
   waitUntilReady(timeoutMs: number): Promise<boolean>;
   /** A command failed: start an outage (logged once) if one is not already under way. */
@@ -37,12 +45,32 @@ const OPTIONS = {
   retryStrategy: (attempt: number) => Math.min(attempt * 250, 2_000),
 } as const;
 
-export function openRedisLink(url: string, options: { prefix: string; log: Log }): RedisLink {
+export function openRedisLink(url: string, options: { prefix: string; log: Log; breakerCooldownMs?: number }): RedisLink {
   const { log, prefix } = options;
+  const cooldownMs = options.breakerCooldownMs ?? 5_000;
   const client = new Redis(url, { ...OPTIONS, connectionName: 'redflag' });
   const subscriber = new Redis(url, { ...OPTIONS, connectionName: 'redflag-sub' });
   let outage = false;
   let closing = false;
+  let probe: NodeJS.Timeout | undefined;
+
+  const openCircuit = () => {
+    if (probe || closing) return;
+    probe = setTimeout(() => {
+      client.ping().then(
+        () => {
+          probe = undefined;
+          if (outage) log.info({}, 'Redis answering again: shared rate limits restored');
+          outage = false;
+        },
+        () => {
+          probe = undefined;
+          openCircuit();
+        },
+      );
+    }, cooldownMs);
+    probe.unref();
+  };
 
   const startOutage = (error: unknown) => {
     if (outage || closing) return;
@@ -65,7 +93,8 @@ export function openRedisLink(url: string, options: { prefix: string; log: Log }
     client,
     subscriber,
     prefix,
-    isReady: () => client.status === 'ready',
+    isReady: () => client.status === 'ready' && probe === undefined,
+    isCircuitOpen: () => probe !== undefined,
     waitUntilReady(timeoutMs) {
       if (client.status === 'ready') return Promise.resolve(true);
       return new Promise((resolve) => {
@@ -83,9 +112,13 @@ export function openRedisLink(url: string, options: { prefix: string; log: Log }
         client.on('error', onError);
       });
     },
-    noteFailure: startOutage,
+    noteFailure(error) {
+      startOutage(error);
+      if (client.status === 'ready') openCircuit();
+    },
     async close() {
       closing = true;
+      clearTimeout(probe);
       // quit() waits for replies in flight; disconnect() when the server is gone and quit would hang.
       await Promise.all(
         [client, subscriber].map((c) => (c.status === 'ready' ? c.quit().catch(() => c.disconnect()) : c.disconnect())),

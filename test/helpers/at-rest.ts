@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -51,4 +52,44 @@ function filesUnder(dir: string): StoredPiece[] {
 /** Whether a piece holds the text in clear (or, in a server dump, as the hex of a bytea). */
 export function containsClear(piece: StoredPiece, text: string): boolean {
   return piece.content.includes(text) || piece.content.includes(Buffer.from(text).toString('hex'));
+}
+
+/** Key order does not matter: the form a service would most likely hash a JSON body in. */
+function sortedJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${sortedJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export interface UnkeyedDigest {
+  of: string;
+  /** The digest as raw bytes, hex, base64 and base64url: each form it could be stored in. */
+  forms: Buffer[];
+}
+
+/**
+ * The unkeyed SHA-256 of every text an attacker with a copy of the database could guess and hash:
+ * each clear value (as sent and as normalised, also lower-cased) and each request body (as sent and
+ * with sorted keys). Such a digest at rest turns the encryption into a dictionary lookup.
+ */
+export function unkeyedDigests(values: string[], bodies: unknown[] = []): UnkeyedDigest[] {
+  const texts = new Set<string>();
+  for (const value of values) for (const form of [value, value.toLowerCase(), value.trim()]) texts.add(form);
+  for (const body of bodies) {
+    texts.add(JSON.stringify(body));
+    texts.add(sortedJson(body));
+  }
+  return [...texts].map((text) => {
+    const digest = createHash('sha256').update(text, 'utf8').digest();
+    const encoded = [digest.toString('hex'), digest.toString('base64'), digest.toString('base64url')];
+    return { of: text, forms: [digest, ...encoded.map((form) => Buffer.from(form))] };
+  });
+}
+
+/** Whether a piece holds the digest in any of its forms. */
+export function containsDigest(piece: StoredPiece, digest: UnkeyedDigest): boolean {
+  return digest.forms.some((form) => piece.content.includes(form));
 }

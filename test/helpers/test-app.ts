@@ -4,6 +4,7 @@ import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { loadCrypto } from '../../src/crypto/load-crypto.js';
 import { newRootKeyText } from '../../src/crypto/root-key.js';
+import type { Clock } from '../../src/jobs/clock.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 export interface TestApp {
@@ -25,7 +26,7 @@ export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Co
  * route that throws) before the app is sealed.
  */
 export async function buildTestApp(
-  options: { config?: Partial<Config>; beforeReady?: (app: FastifyInstance) => void } = {},
+  options: { config?: Partial<Config>; beforeReady?: (app: FastifyInstance) => void; now?: () => Date; clock?: Clock } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
   // On a server several test files share one PostgreSQL but each has its own schema and key.
@@ -39,7 +40,14 @@ export async function buildTestApp(
       done();
     },
   });
-  const app = await buildApp({ config, database, crypto, logStream });
+  const app = await buildApp({
+    config,
+    database,
+    crypto,
+    logStream,
+    now: options.now,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   options.beforeReady?.(app);
   await app.ready();
   return {
@@ -55,10 +63,11 @@ export async function buildTestApp(
 }
 
 /** Another instance of the service on the same database (as a second server process would be). */
-export async function buildSiblingApp(t: TestApp, overrides: Partial<Config> = {}): Promise<FastifyInstance> {
+export async function buildSiblingApp(t: TestApp, overrides: Partial<Config> = {}, now?: () => Date): Promise<FastifyInstance> {
   const config = { ...t.config, ...overrides };
   const app = await buildApp({
     config,
+    now,
     database: t.database,
     crypto: await loadCrypto({ db: t.database.db, config, engine: t.database.engine }),
     logStream: new Writable({ write: (_chunk, _encoding, done) => done() }),

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import zlib from 'node:zlib';
 import type { TestApp } from './test-app.js';
 
 export interface Part {
@@ -27,7 +28,23 @@ export function multipart(parts: Part[]) {
 /** Padding after a signature, so each sample is a plausible size and unique (different hashes). */
 const filler = (n = 2048) => randomBytes(n);
 
-/** Files of each accepted type: the signature, filler, and the ending the structure check looks for. */
+/** One PNG chunk: length, type, data, CRC. */
+function pngChunk(type: string, data: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(zlib.crc32(body));
+  return Buffer.concat([length, body, crc]);
+}
+
+/** Entropy-coded JPEG data: random, with every 0xFF stuffed (0xFF 0x00) as an encoder does. */
+const entropy = (n: number) => Buffer.from([...filler(n)].flatMap((b) => (b === 0xff ? [0xff, 0x00] : [b])));
+
+/**
+ * Files of each accepted type, structurally sound (chunks with their CRCs, segments to EOI, RIFF
+ * sizes that add up) with random image data, so each is unique.
+ */
 export const samples = {
   // Random bytes in a stream, as a PDF's compressed content is.
   pdf: () =>
@@ -38,14 +55,24 @@ export const samples = {
     ]),
   png: () =>
     Buffer.concat([
-      Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex'),
-      filler(),
-      Buffer.from('0000000049454e44ae426082', 'hex'),
+      Buffer.from('89504e470d0a1a0a', 'hex'),
+      pngChunk('IHDR', Buffer.from('00000001000000010806000000', 'hex')),
+      pngChunk('IDAT', filler()),
+      pngChunk('IEND', Buffer.alloc(0)),
     ]),
   jpeg: () =>
-    Buffer.concat([Buffer.from('ffd8ffe000104a46494600010100000100010000', 'hex'), filler(), Buffer.from('ffd9', 'hex')]),
+    Buffer.concat([
+      Buffer.from('ffd8ffe000104a46494600010100000100010000', 'hex'),
+      Buffer.from('ffc00011080010001003012200021101031101', 'hex'),
+      Buffer.from('ffda000c03010002110311003f00', 'hex'),
+      entropy(2048),
+      Buffer.from('ffd9', 'hex'),
+    ]),
   webp: () => {
-    const body = Buffer.concat([Buffer.from('WEBPVP8L'), Buffer.from([0x0a, 0, 0, 0, 0x2f, 0, 0, 0]), filler()]);
+    const image = Buffer.concat([Buffer.from([0x2f, 0, 0, 0]), filler()]);
+    const chunkSize = Buffer.alloc(4);
+    chunkSize.writeUInt32LE(image.length);
+    const body = Buffer.concat([Buffer.from('WEBPVP8L'), chunkSize, image]);
     const size = Buffer.alloc(4);
     size.writeUInt32LE(body.length);
     return Buffer.concat([Buffer.from('RIFF'), size, body]);

@@ -6,6 +6,13 @@ import * as reports from './2026_11_22_0004_reports.js';
 import * as uploadsAndPublicReports from './2026_11_22_0005_uploads_and_public_reports.js';
 import * as reportCounts from './2026_11_22_0006_report_counts.js';
 import * as reportCountsSearchPath from './2026_11_22_0007_report_counts_search_path.js';
+import * as maskedReasonsKeyedRequestDigests from './2026_11_23_0008_masked_reasons_keyed_request_digests.js';
+import * as usersAndSessions from './2026_11_23_0009_users_and_sessions.js';
+import * as fairness from './2026_11_23_0010_fairness.js';
+import * as wrappedKeys from './2026_11_23_0011_wrapped_keys.js';
+import * as phoneMasks from './2026_11_23_0011a_phone_masks.js';
+import * as serviceInstances from './2026_11_23_0012_service_instances.js';
+import * as watchlistsWebhooks from './2026_11_23_0014_watchlists_webhooks.js';
 
 /**
  * Every migration, by name; names sort in the order they run. A landed migration is never
@@ -19,4 +26,11 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0005_uploads_and_public_reports': uploadsAndPublicReports,
   '2026_11_22_0006_report_counts': reportCounts,
   '2026_11_22_0007_report_counts_search_path': reportCountsSearchPath,
+  '2026_11_23_0008_masked_reasons_keyed_request_digests': maskedReasonsKeyedRequestDigests,
+  '2026_11_23_0009_users_and_sessions': usersAndSessions,
+  '2026_11_23_0010_fairness': fairness,
+  '2026_11_23_0011_wrapped_keys': wrappedKeys,
+  '2026_11_23_0011a_phone_masks': phoneMasks,
+  '2026_11_23_0012_service_instances': serviceInstances,
+  '2026_11_23_0014_watchlists_webhooks': watchlistsWebhooks,
 };

@@ -40,9 +40,9 @@ function hoursOption(value: string): number {
   return n;
 }
 
-const when = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-');
+export const when = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-');
 
-function table(headers: string[], rows: string[][]): string {
+export function table(headers: string[], rows: string[][]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
     cells
@@ -68,6 +68,8 @@ export function registerAdminCommands(program: Command, run: AdminRunner): void 
     program
       .command(name)
       .description(description)
+      // One `<command>` in the usage line: commander would add its own `[command]` to the argument's.
+      .usage('<command> [options]')
       .argument('[command]')
       .action((sub?: string) => {
         throw new UsageError(
@@ -75,7 +77,11 @@ export function registerAdminCommands(program: Command, run: AdminRunner): void 
         );
       });
 
-  const company = group('company', 'create, list, suspend and activate companies', 'create|list|suspend|activate');
+  const company = group(
+    'company',
+    'create, list, suspend, activate and link companies to banks',
+    'create|list|suspend|activate|link-bank',
+  );
   company
     .command('create')
     .description('create a company and its first API key')
@@ -85,9 +91,14 @@ export function registerAdminCommands(program: Command, run: AdminRunner): void 
       'requests a minute for each of its keys (default: the service setting)',
       integerOption(1, 1_000_000),
     )
+    .option('--allow-duplicate', 'create it even if a company of this name exists')
     .option('--json', 'machine-readable output')
-    .action(async (o: { name: string; rateLimit?: number; json?: boolean }) => {
-      const r = (await run('company.create', { name: o.name, rateLimitPerMinute: o.rateLimit })) as {
+    .action(async (o: { name: string; rateLimit?: number; allowDuplicate?: boolean; json?: boolean }) => {
+      const r = (await run('company.create', {
+        name: o.name,
+        rateLimitPerMinute: o.rateLimit,
+        allowDuplicate: o.allowDuplicate,
+      })) as {
         companyId: string;
         apiKey: string;
         company: CompanyJson;
@@ -136,6 +147,20 @@ export function registerAdminCommands(program: Command, run: AdminRunner): void 
         print(o.json, r, () => `${verb} company "${r.company.businessName}" (${r.company.id}).`);
       });
   }
+
+  company
+    .command('link-bank')
+    .description('link a company to the bank-list entry it is (it then receives public_report.published)')
+    .argument('<companyId>')
+    .argument('<bankSlug>', 'slug from the bank list (GET /api/v1/banks)')
+    .option('--json', 'machine-readable output')
+    .action(async (companyId: string, bankSlug: string, o: { json?: boolean }) => {
+      const r = (await run('company.link-bank', { companyId, bankSlug })) as {
+        companyId: string;
+        bank: { name: string; slug: string };
+      };
+      print(o.json, r, () => `Linked company ${r.companyId} to ${r.bank.name} (${r.bank.slug}).`);
+    });
 
   const key = group('key', 'issue, list, revoke and rotate API keys', 'issue|list|revoke|rotate');
   key

@@ -1,19 +1,52 @@
 import type { Kysely } from 'kysely';
 import { type Static, type TSchema, Type } from 'typebox';
 import { Value } from 'typebox/value';
+import type { Config } from '../../config.js';
+import type { Crypto } from '../../crypto/load-crypto.js';
 import type { CompanyStatus, Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
+import { IDENTIFIER_LABELS, type IdentifierLabel, shippedBankDirectory } from '../../identifiers/normalize.js';
+import { listJobRuns } from '../../jobs/job-runs.repository.js';
+import { createBankLinksService } from '../companies/bank-links.service.js';
 import { createCompaniesService } from '../companies/companies.service.js';
 import type { KeyEvents } from '../keys/key-events.js';
 import { createKeysService } from '../keys/keys.service.js';
 import { createOperatorsService } from '../operators/operators.service.js';
+import { createSafelistService, type SafelistService } from '../safelist/safelist.service.js';
+import type { Mailer } from '../users/mailer.js';
+import { createUsersService } from '../users/users.service.js';
+import { createWebhooksAdmin } from '../webhooks/webhooks.admin.js';
 
 /** The services behind every administration path: HTTP admin routes, the control socket, the CLI. */
-export function createAdminServices(deps: { db: Kysely<Database>; events: KeyEvents }) {
+export function createAdminServices(deps: {
+  db: Kysely<Database>;
+  events: KeyEvents;
+  config: Pick<Config, 'publicUrl' | 'invitationTtlHours'>;
+  mailer?: Mailer | undefined;
+  now?: () => Date;
+  log?: { warn(obj: object, msg: string): void };
+  /** The blind index: present in the server, loaded by the CLI for safelist commands only. */
+  crypto?: Pick<Crypto, 'blindIndex'> | undefined;
+}) {
+  const { crypto } = deps;
   return {
     companies: createCompaniesService(deps),
     keys: createKeysService(deps),
     operators: createOperatorsService(deps),
+    users: createUsersService({
+      db: deps.db,
+      publicUrl: deps.config.publicUrl,
+      invitationTtlMs: deps.config.invitationTtlHours * 3_600_000,
+      mailer: deps.mailer,
+      now: deps.now ?? (() => new Date()),
+      log: deps.log,
+    }),
+    /** Needs the blind-index key: present in the server, loaded by the CLI for safelist commands only. */
+    safelist: crypto ? createSafelistService({ db: deps.db, crypto, banks: shippedBankDirectory() }) : undefined,
+    /** Every job's last run across instances, from the scheduler's table. */
+    jobs: { status: () => listJobRuns(deps.db) },
+    bankLinks: createBankLinksService(deps),
+    webhooks: createWebhooksAdmin(deps),
   };
 }
 export type AdminServices = ReturnType<typeof createAdminServices>;
@@ -32,9 +65,16 @@ function command<S extends TSchema>(args: S, run: (services: AdminServices, args
  */
 export const ADMIN_COMMANDS = {
   'company.create': command(
-    Type.Object({ name: Type.String(), rateLimitPerMinute: Optional(Type.Integer()) }, { additionalProperties: false }),
+    Type.Object(
+      { name: Type.String(), rateLimitPerMinute: Optional(Type.Integer()), allowDuplicate: Optional(Type.Boolean()) },
+      { additionalProperties: false },
+    ),
     async (s, a) => {
-      const r = await s.companies.create({ businessName: a.name, rateLimitPerMinute: a.rateLimitPerMinute });
+      const r = await s.companies.create({
+        businessName: a.name,
+        rateLimitPerMinute: a.rateLimitPerMinute,
+        allowDuplicate: a.allowDuplicate,
+      });
       return { companyId: r.company.id, keyId: r.key.id, apiKey: r.apiKey, company: r.company };
     },
   ),
@@ -54,6 +94,22 @@ export const ADMIN_COMMANDS = {
   })),
   'company.activate': command(Type.Object({ companyId: Id }, { additionalProperties: false }), async (s, a) => ({
     company: await s.companies.activate(a.companyId),
+  })),
+  'company.link-bank': command(
+    Type.Object({ companyId: Id, bankSlug: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }),
+    (s, a) => s.bankLinks.link(a.companyId, a.bankSlug),
+  ),
+  'webhook.list': command(Type.Object({ companyId: Id }, { additionalProperties: false }), async (s, a) => ({
+    webhooks: await s.webhooks.list(a.companyId),
+  })),
+  'webhook.backlog': command(Type.Object({ endpointId: Optional(Id) }, { additionalProperties: false }), (s, a) =>
+    s.webhooks.backlog(a.endpointId),
+  ),
+  'webhook.redeliver': command(Type.Object({ deliveryId: Id }, { additionalProperties: false }), async (s, a) => ({
+    delivery: await s.webhooks.redeliver(a.deliveryId),
+  })),
+  'watchlist.count': command(Type.Object({ companyId: Id }, { additionalProperties: false }), async (s, a) => ({
+    count: await s.webhooks.watchlistCount(a.companyId),
   })),
   'key.issue': command(
     Type.Object({ companyId: Id, expiresInDays: Optional(Type.Integer()) }, { additionalProperties: false }),
@@ -83,6 +139,48 @@ export const ADMIN_COMMANDS = {
       return { keyId: r.key.id, apiKey: r.apiKey, key: r.key, previous: r.previous };
     },
   ),
+  'user.invite': command(
+    Type.Object(
+      { companyId: Optional(Id), operatorId: Optional(Id), email: Type.String(), role: Type.String() },
+      { additionalProperties: false },
+    ),
+    async (s, a) => {
+      const { userId, inviteUrl, expiresAt, emailed } = await s.users.invite({ ...a, invitedBy: 'The Redflag operators' });
+      return { userId, inviteUrl, expiresAt, emailed };
+    },
+  ),
+  'user.list': command(
+    Type.Object({ companyId: Optional(Id), operatorId: Optional(Id) }, { additionalProperties: false }),
+    async (s, a) => ({ users: await s.users.list({ everyone: true }, a) }),
+  ),
+  'user.role': command(Type.Object({ userId: Id, role: Type.String() }, { additionalProperties: false }), async (s, a) => ({
+    user: await s.users.changeRole({ everyone: true }, a.userId, a.role),
+  })),
+  'user.remove': command(Type.Object({ userId: Id }, { additionalProperties: false }), async (s, a) => ({
+    user: await s.users.remove({ everyone: true }, a.userId),
+  })),
+  'user.suspend': command(Type.Object({ userId: Id }, { additionalProperties: false }), async (s, a) => ({
+    user: await s.users.setSuspended(a.userId, true),
+  })),
+  'user.activate': command(Type.Object({ userId: Id }, { additionalProperties: false }), async (s, a) => ({
+    user: await s.users.setSuspended(a.userId, false),
+  })),
+  'safelist.add': command(
+    Type.Object(
+      {
+        label: Type.Unsafe<IdentifierLabel>({ type: 'string', enum: [...IDENTIFIER_LABELS] }),
+        value: Type.String({ minLength: 1, maxLength: 320 }),
+        reason: Type.String(),
+      },
+      { additionalProperties: false },
+    ),
+    (s, a) => safelistOf(s).add({ requestId: 'cli' }, a),
+  ),
+  'safelist.list': command(Type.Object({}, { additionalProperties: false }), (s) => safelistOf(s).list()),
+  'safelist.remove': command(Type.Object({ id: Id }, { additionalProperties: false }), (s, a) =>
+    safelistOf(s).remove({ requestId: 'cli' }, a.id),
+  ),
+  'jobs.status': command(Type.Object({}, { additionalProperties: false }), async (s) => ({ jobs: await s.jobs.status() })),
   'operator.create': command(Type.Object({ name: Type.String() }, { additionalProperties: false }), async (s, a) => {
     const r = await s.operators.create({ name: a.name });
     return { operatorId: r.operator.id, keyId: r.key.id, apiKey: r.apiKey, operator: r.operator };
@@ -90,6 +188,11 @@ export const ADMIN_COMMANDS = {
 };
 
 export type AdminCommandName = keyof typeof ADMIN_COMMANDS;
+
+function safelistOf(services: AdminServices): SafelistService {
+  if (!services.safelist) throw new Error('the safelist needs the encryption keys, which this process has not loaded');
+  return services.safelist;
+}
 
 export function isAdminCommand(name: string): name is AdminCommandName {
   return Object.hasOwn(ADMIN_COMMANDS, name);

@@ -8,7 +8,10 @@ export type AuditAction = 'search' | 'decode' | 'create' | 'publish' | 'exit' | 
 export interface AuditEntry {
   companyId?: string | undefined;
   operatorId?: string | undefined;
-  keyId: string;
+  /** The key that acted; null when a user's session did. */
+  keyId: string | null;
+  /** The user whose session acted (every audit row from a session names its user). */
+  userId?: string | null | undefined;
   requestId: string;
   action: AuditAction;
   reportId?: string | undefined;
@@ -24,6 +27,7 @@ export function auditRow(entry: AuditEntry) {
     company_id: entry.companyId ?? null,
     operator_id: entry.operatorId ?? null,
     key_id: entry.keyId,
+    user_id: entry.userId ?? null,
     request_id: entry.requestId,
     action: entry.action,
     report_id: entry.reportId ?? null,
@@ -42,7 +46,8 @@ export interface AuditPage {
   rows: Array<{
     id: string;
     action: string;
-    key_id: string;
+    key_id: string | null;
+    user_id: string | null;
     label: string | null;
     blind_index: Buffer | null;
     report_id: string | null;
@@ -66,7 +71,18 @@ export async function listCompanyAudit(
   if (filters.before) query = query.where('created_at', '<', filters.before);
   const [rows, count] = await Promise.all([
     query
-      .select(['id', 'action', 'key_id', 'label', 'blind_index', 'report_id', 'result_count', 'request_id', 'created_at'])
+      .select([
+        'id',
+        'action',
+        'key_id',
+        'user_id',
+        'label',
+        'blind_index',
+        'report_id',
+        'result_count',
+        'request_id',
+        'created_at',
+      ])
       .orderBy('id', 'desc')
       .offset(offset)
       .limit(limit)

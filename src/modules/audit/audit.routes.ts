@@ -19,9 +19,16 @@ const AuditQuery = Type.Object({
 const AuditEvent = Type.Object({
   id: Type.String(),
   action: Type.String(),
-  keyId: Type.String(),
+  keyId: Type.Union([Type.String(), Type.Null()], { description: 'The API key that acted; null for a signed-in user' }),
+  userId: Type.Union([Type.String(), Type.Null()], { description: 'The signed-in user who acted; null for an API key' }),
   label: Type.Union([Type.String(), Type.Null()]),
-  blindIndex: Type.Union([Type.String({ description: 'Hex; equal for searches of the same value' }), Type.Null()]),
+  blindIndex: Type.Union([
+    Type.String({
+      description:
+        "Hex pseudonym of the searched value: equal for this company's searches of the same value, unrelated to other companies' pseudonyms",
+    }),
+    Type.Null(),
+  ]),
   reportId: Type.Union([Type.String(), Type.Null()]),
   resultCount: Type.Union([Type.Integer(), Type.Null()]),
   requestId: Type.String(),
@@ -35,7 +42,11 @@ const AuditResponse = Envelope(
   }),
 );
 
-export const auditRoutes: RoutesPlugin<{ db: Kysely<Database> }> = async (app, { db }) => {
+export const auditRoutes: RoutesPlugin<{
+  db: Kysely<Database>;
+  /** src/modules/audit/audit-pseudonyms.ts */
+  pseudonym: (companyId: string, blindIndex: Buffer) => string;
+}> = async (app, { db, pseudonym }) => {
   app.get(
     '/api/v1/external/audit',
     {
@@ -61,8 +72,9 @@ export const auditRoutes: RoutesPlugin<{ db: Kysely<Database> }> = async (app, {
         id: r.id,
         action: r.action,
         keyId: r.key_id,
+        userId: r.user_id,
         label: r.label,
-        blindIndex: r.blind_index ? Buffer.from(r.blind_index).toString('hex') : null,
+        blindIndex: r.blind_index ? pseudonym(principal.companyId, Buffer.from(r.blind_index)) : null,
         reportId: r.report_id,
         resultCount: r.result_count,
         requestId: r.request_id,

@@ -16,6 +16,22 @@ export function insertCompany(db: Db, values: { businessName: string; rateLimitP
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * The id of a member company already named `businessName` (case and spacing aside), after taking a
+ * transaction-scoped lock on that name so that two creates of one name cannot both see none.
+ */
+export async function lockAndFindCompanyNamed(trx: Transaction<Database>, businessName: string): Promise<string | undefined> {
+  const name = businessName.toLowerCase();
+  await sql`select pg_advisory_xact_lock(hashtext(${`company-name:${name}`}))`.execute(trx);
+  const row = await trx
+    .selectFrom('companies')
+    .select('id')
+    .where(sql<boolean>`lower(business_name) = ${name}`)
+    .where(MEMBER)
+    .executeTakeFirst();
+  return row?.id;
+}
+
 /** The built-in public-reports company is not a member: every function here acts as if it did not exist. */
 const MEMBER = sql<boolean>`id <> ${PUBLIC_REPORTS_COMPANY_ID}::uuid`;
 

@@ -24,7 +24,7 @@ export const companyAdminRoutes: RoutesPlugin<{ companies: CompaniesService }> =
         summary: 'Create a company and its first API key',
         description: 'The key is in `data.apiKey`, shown this once.',
         body: CreateCompanyBody,
-        response: { 201: CreateCompanyResponse },
+        response: { 201: CreateCompanyResponse, ...errorResponses(409) },
       },
     },
     async (request, reply) => {

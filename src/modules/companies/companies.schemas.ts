@@ -29,6 +29,9 @@ export const CreateCompanyBody = Type.Object(
         description: 'Requests a minute for each of its keys (default: the service setting, 600)',
       }),
     ),
+    allowDuplicate: Type.Optional(
+      Type.Boolean({ description: 'Create it even if a company of this name exists (otherwise 409 COMPANY_NAME_TAKEN)' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -10,6 +10,7 @@ import {
   findCompanyById,
   insertCompany,
   listCompanies,
+  lockAndFindCompanyNamed,
   setCompanyStatus,
 } from './companies.repository.js';
 
@@ -57,6 +58,8 @@ export function createCompaniesService({ db, events }: { db: Kysely<Database>; e
     async create(input: {
       businessName: string;
       rateLimitPerMinute?: number | null | undefined;
+      /** A second company of the same name is almost always a script run twice; it takes asking. */
+      allowDuplicate?: boolean | undefined;
     }): Promise<{ company: CompanyView; key: ApiKeyView; apiKey: string }> {
       const businessName = input.businessName.trim().replace(/\s+/g, ' ');
       if (businessName.length === 0 || businessName.length > MAX_BUSINESS_NAME_LENGTH) {
@@ -72,6 +75,13 @@ export function createCompaniesService({ db, events }: { db: Kysely<Database>; e
         ]);
       }
       return db.transaction().execute(async (trx) => {
+        const existing = await lockAndFindCompanyNamed(trx, businessName);
+        if (existing && !input.allowDuplicate) {
+          throw new AppError(
+            'COMPANY_NAME_TAKEN',
+            `A company named "${businessName}" already exists (${existing}); pass --allow-duplicate (allowDuplicate over HTTP) to create another`,
+          );
+        }
         const row = await insertCompany(trx, { businessName, rateLimitPerMinute });
         const issued = await issueApiKey(trx, { role: 'company', companyId: row.id });
         return { company: toView(row), ...issued };

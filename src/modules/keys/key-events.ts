@@ -68,7 +68,7 @@ export function createKeyEvents(options: { redis?: RedisLink } = {}): KeyEvents 
   return {
     async publish(event) {
       emit(event);
-      if (!redis) return;
+      if (!redis?.isReady()) return;
       try {
         await redis.client.publish(channel, JSON.stringify({ origin, event }));
       } catch (error) {

@@ -5,16 +5,27 @@ import type { KeyEvent, KeyEvents } from './key-events.js';
 import { hashApiKey, isWellFormedApiKey } from './keys.format.js';
 import { findApiKeyForAuth, type KeyAuthRow, recordKeysUsed } from './keys.repository.js';
 
+/** Set when a user's session (not a key) is the caller. */
+export interface PrincipalUser {
+  userId: string;
+  /** The user's role within its side (company: admin/analyst/viewer; operator: moderator/admin). */
+  userRole: string;
+  sessionId: string;
+}
+
 export interface CompanyPrincipal {
   role: 'company';
-  keyId: string;
+  /** The API key that called, or null in a session (then `user`). */
+  keyId: string | null;
+  user: PrincipalUser | null;
   companyId: string;
   businessName: string;
   rateLimitPerMinute: number;
 }
 export interface OperatorPrincipal {
   role: 'operator';
-  keyId: string;
+  keyId: string | null;
+  user: PrincipalUser | null;
   operatorId: string;
   name: string;
   rateLimitPerMinute: number;
@@ -57,6 +68,7 @@ function toPrincipal(row: KeyAuthRow, defaultRateLimit: number): Principal | und
     return {
       role: 'company',
       keyId: row.id,
+      user: null,
       companyId: row.company_id,
       businessName: row.business_name,
       rateLimitPerMinute: row.rate_limit_per_minute ?? defaultRateLimit,
@@ -66,6 +78,7 @@ function toPrincipal(row: KeyAuthRow, defaultRateLimit: number): Principal | und
     return {
       role: 'operator',
       keyId: row.id,
+      user: null,
       operatorId: row.operator_id,
       name: row.operator_name,
       rateLimitPerMinute: defaultRateLimit,

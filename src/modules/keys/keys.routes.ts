@@ -133,6 +133,7 @@ export const keyRoutes: RoutesPlugin<{ keys: KeysService }> = async (app, { keys
         {
           role: p.role,
           keyId: p.keyId,
+          userId: p.user?.userId ?? null,
           rateLimitPerMinute: p.rateLimitPerMinute,
           company: p.role === 'company' ? { id: p.companyId, businessName: p.businessName } : null,
           operator: p.role === 'operator' ? { id: p.operatorId, name: p.name } : null,

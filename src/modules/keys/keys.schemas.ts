@@ -57,7 +57,8 @@ export const KeyListResponse = Envelope(Type.Object({ keys: Type.Array(ApiKey) }
 export const WhoAmIResponse = Envelope(
   Type.Object({
     role: StringEnum(['company', 'operator'] as const),
-    keyId: Type.String({ format: 'uuid' }),
+    keyId: Nullable(Type.String({ format: 'uuid', description: 'null when a signed-in user calls' })),
+    userId: Nullable(Type.String({ format: 'uuid', description: 'The signed-in user; null for an API key' })),
     rateLimitPerMinute: Type.Integer(),
     company: Nullable(Type.Object({ id: Type.String({ format: 'uuid' }), businessName: Type.String() })),
     operator: Nullable(Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() })),

@@ -1,3 +1,4 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { FieldError } from '../../http/errors.js';
 import { normalizeEmail } from '../../identifiers/email.js';
 import { normalizePhone } from '../../identifiers/phone.js';
@@ -50,10 +51,13 @@ export function maskEmail(email: string): string {
   return `${email.slice(0, 1)}***${email.slice(at)}`;
 }
 
-/** `+2348031234567` → `+234803****567`: the country and network prefix and the last three digits stay. */
+/**
+ * `+2348031234567` → `+234****67`: the country calling code and the last two digits, nothing else.
+ * Keeping the network prefix and three digits left 10⁴ candidates, a search's worth; now 10⁸.
+ */
 export function maskPhone(e164: string): string {
-  const kept = Math.max(1, e164.length - 7);
-  return `${e164.slice(0, kept)}****${e164.slice(-3)}`;
+  const callingCode = parsePhoneNumberFromString(e164)?.countryCallingCode;
+  return `${callingCode ? `+${callingCode}` : '+'}****${e164.slice(-2)}`;
 }
 
 /** `Adaeze Okafor` → `A*** O***`: enough to tell two people apart in a list, not to name them. */

@@ -4,6 +4,7 @@ import type { Crypto } from '../../crypto/load-crypto.js';
 import type { Database } from '../../db/schema.js';
 import { shippedBankDirectory } from '../../identifiers/normalize.js';
 import { createSealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
+import { createSafelistCheck } from '../safelist/safelist.service.js';
 import type { ReportAttachments } from '../uploads/attachments.js';
 import { publicReportsRoutes } from './public-reports.routes.js';
 import { createPublicReportsService } from './public-reports.service.js';
@@ -19,6 +20,8 @@ export async function registerPublicReports(
     identifiers,
     keyring: deps.crypto.keyring,
     attachments: deps.attachments,
+    safelist: createSafelistCheck(deps.db),
+    onUnreadable: (err) => app.log.error({ err }, 'a sealed identifier did not open; served marked unreadable'),
   });
   await app.register(publicReportsRoutes, { publicReports, reportsPerHour: deps.reportsPerHour });
 }

@@ -19,8 +19,8 @@ const HOUR_MS = 60 * 60 * 1000;
 const ADMIN = '/api/v1/admin/public-reports';
 
 function moderator(request: FastifyRequest): Moderator {
-  const { operatorId, keyId } = operatorOf(request);
-  return { operatorId, keyId, requestId: String(request.id) };
+  const { operatorId, keyId, user } = operatorOf(request);
+  return { operatorId, keyId, userId: user?.userId ?? null, requestId: String(request.id) };
 }
 
 /** The public intake (no key, limited per client address) and the operators' moderation. */

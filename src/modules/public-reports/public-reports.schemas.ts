@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { Envelope } from '../../http/envelope.js';
-import { DateTime, Nullable, StringEnum } from '../../http/schema-helpers.js';
+import { DateTime, Nullable, PageNumber, StringEnum } from '../../http/schema-helpers.js';
 import { REPORT_LIMITS } from '../reports/report-values.js';
 import { FraudTypeSchema, IdentifierInput, IdentifierOut } from '../reports/reports.schemas.js';
 import { PUBLIC_REPORT_LIMITS, PUBLIC_REPORT_STATUSES, REPORTING_ENTITIES } from './public-report-values.js';
@@ -71,7 +71,7 @@ export const PublicReportCreatedResponse = Envelope(
 const contactOut = {
   name: Nullable(Type.String()),
   email: Nullable(Type.String({ description: 'Masked in search and lists (j***@example.com); clear when decoded' })),
-  phone: Nullable(Type.String({ description: 'Masked in search and lists (+234803****567); clear when decoded' })),
+  phone: Nullable(Type.String({ description: 'Masked in search and lists (+234****67); clear when decoded' })),
 };
 export const VictimOut = Type.Object({
   ...contactOut,
@@ -110,7 +110,7 @@ export const ModerationReport = Type.Object({
 
 export const ModerationListQuery = Type.Object({
   status: Type.Optional(StringEnum(PUBLIC_REPORT_STATUSES, { description: 'Only reports in this state' })),
-  page: Type.Integer({ minimum: 1, default: 1 }),
+  page: PageNumber,
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
 });
 

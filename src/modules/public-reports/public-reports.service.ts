@@ -1,15 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { SealedValueError } from '../../crypto/errors.js';
 import type { Keyring } from '../../crypto/keyring.js';
 import type { Database } from '../../db/schema.js';
 import { AppError, type FieldError } from '../../http/errors.js';
 import type { IdentifierInput, SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import { recordAudit } from '../audit/audit.repository.js';
 import { PUBLIC_REPORTS_COMPANY_ID } from '../companies/public-reports-company.js';
+import { ISO_DATE_MESSAGE, parseIsoDate } from '../dates.js';
 import { isUuid } from '../ids.js';
 import { checkFraudReason } from '../reports/fraud-reason.js';
+import { maskFraudReason } from '../reports/reason-masking.js';
 import type { FraudType } from '../reports/report-values.js';
+import type { SafelistCheck } from '../safelist/safelist.service.js';
 import type { ReportAttachments } from '../uploads/attachments.js';
+import { raisePublicReportPublished, raisePublicReportVisible } from '../webhooks/outbox.js';
 import { type ContactDetails, type ContactInput, maskContact, normalizeContact } from './contact-details.js';
 import type { PublicReportStatus, ReportingEntity } from './public-report-values.js';
 import * as repo from './public-reports.repository.js';
@@ -31,12 +36,11 @@ type GuestDetails = Omit<ContactDetails, 'amountLost' | 'currency'>;
 /** The operator who moderates, as the audit trail records them. */
 export interface Moderator {
   operatorId: string;
-  keyId: string;
+  keyId: string | null;
+  userId: string | null;
   requestId: string;
 }
 
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
 /** A reporter's clock may run a little ahead of ours. */
 const CLOCK_SKEW_MS = 5 * 60 * 1000;
 /** Nigeria's time zone (WAT, UTC+1, no daylight saving): a date-only eventDate may be today's date there. */
@@ -44,13 +48,14 @@ const WAT_OFFSET_MS = 60 * 60 * 1000;
 
 /** An ISO date (midnight UTC) or date-time, not in the future; a date is compared as a whole day in Nigeria. */
 function parseEventDate(value: string, errors: FieldError[]): Date {
-  const date = new Date(DATE_ONLY.test(value) ? `${value}T00:00:00Z` : value);
-  if ((!DATE_ONLY.test(value) && !DATE_TIME.test(value)) || Number.isNaN(date.getTime()) || date.getUTCFullYear() < 1900) {
-    errors.push({ field: 'eventDate', message: 'must be an ISO date (2026-11-20) or date-time (2026-11-20T14:30:00+01:00)' });
-    return date;
+  const parsed = parseIsoDate(value);
+  if (!parsed || parsed.date.getUTCFullYear() < 1900) {
+    errors.push({ field: 'eventDate', message: ISO_DATE_MESSAGE });
+    return parsed?.date ?? new Date(Number.NaN);
   }
+  const { date } = parsed;
   const now = Date.now();
-  const future = DATE_ONLY.test(value)
+  const future = parsed.dateOnly
     ? value > new Date(now + WAT_OFFSET_MS).toISOString().slice(0, 10)
     : date.getTime() > now + CLOCK_SKEW_MS;
   if (future) errors.push({ field: 'eventDate', message: 'must not be in the future' });
@@ -62,6 +67,10 @@ export function createPublicReportsService(deps: {
   identifiers: SealedIdentifiers;
   keyring: Keyring;
   attachments: ReportAttachments;
+  /** Publishing a public report with a safelisted identifier is refused, as for company reports. */
+  safelist: SafelistCheck;
+  /** Told of each identifier whose token does not open (it is served marked `unreadable`). */
+  onUnreadable: (error: SealedValueError) => void;
 }) {
   const { db, identifiers, keyring, attachments } = deps;
   const companyId = PUBLIC_REPORTS_COMPANY_ID;
@@ -99,13 +108,10 @@ export function createPublicReportsService(deps: {
       reportingEntity: row.reporting_entity,
       createdAt: row.created_at.toISOString(),
       updatedAt: row.updated_at.toISOString(),
-      identifiers: identifierRows.map((i) => ({
-        id: i.id,
-        label: i.label,
-        value: decoded
-          ? identifiers.open(i.value_token, { companyId: row.company_id, recordId: row.id, label: i.label })
-          : i.value_token,
-      })),
+      identifiers: ((tokens) =>
+        decoded ? identifiers.openEach(tokens, { companyId: row.company_id, recordId: row.id }, deps.onUnreadable) : tokens)(
+        identifierRows.map((i) => ({ id: i.id, label: i.label, value: i.value_token })),
+      ),
       rejectionReason: row.rejection_reason,
       moderatedAt: row.moderated_at?.toISOString() ?? null,
     };
@@ -122,6 +128,7 @@ export function createPublicReportsService(deps: {
       const row = await requireReport(id, trx, true);
       if (row.status === next) throw new AppError('INVALID_STATE', `The public report is already ${next}`);
       if (row.status === 'rejected') throw new AppError('INVALID_STATE', 'A rejected public report cannot be published');
+      if (next === 'published') await deps.safelist.checkStoredPublic(trx, row.id);
       const updated = await repo.setModeration(trx, row.id, {
         status: next,
         rejection_reason: next === 'rejected' ? (reason ?? '').trim() : null,
@@ -130,10 +137,16 @@ export function createPublicReportsService(deps: {
       await recordAudit(trx, {
         operatorId: moderator.operatorId,
         keyId: moderator.keyId,
+        userId: moderator.userId,
         requestId: moderator.requestId,
         action: next === 'published' ? 'public_publish' : 'public_reject',
         reportId: row.id,
       });
+      if (next === 'published') {
+        // The outbox rows land with the publication (issue 14).
+        await raisePublicReportVisible(trx, row.id);
+        await raisePublicReportPublished(trx, row.id);
+      }
       return updated;
     });
   }
@@ -161,6 +174,7 @@ export function createPublicReportsService(deps: {
           reporting_entity: input.reportingEntity,
           fraud_type: input.fraudType,
           fraud_reason: fraudReason,
+          fraud_reason_masked: maskFraudReason(fraudReason),
           financial_institution: financialInstitution,
           event_date: eventDate,
           attachments: uploadIds,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { SealContext } from '../../crypto/keyring.js';
 import type { Database } from '../../db/schema.js';
@@ -6,13 +6,33 @@ import { AppError } from '../../http/errors.js';
 
 /** How long a stored response is replayed. */
 const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
-/** A request still "in flight" after this long died with its process: another attempt may take over. */
+/**
+ * A marker from before markers named their process: still "in flight" after this long, it died
+ * with its process and another attempt may take over.
+ */
 const ABANDONED_AFTER_MS = 60 * 1000;
+/** What a retry of a request still running in a live process is told to wait, in seconds. */
+const IN_FLIGHT_RETRY_AFTER_SECONDS = 1;
+
+const inFlight = () =>
+  new AppError('IDEMPOTENCY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed; retry shortly', {
+    retryAfter: IN_FLIGHT_RETRY_AFTER_SECONDS,
+  });
 
 export interface IdempotencyScope {
   companyId: string;
   key: string;
   requestHash: Buffer;
+  /** The service instance (see instance-lease.ts) the request runs in. */
+  instanceId: string;
+}
+
+/** A key held by one request: only that request's claim may complete or release it. */
+export interface IdempotencyClaim {
+  companyId: string;
+  key: string;
+  rowId: string;
+  claimId: string;
 }
 
 /**
@@ -28,21 +48,9 @@ export const RESPONSE_LABEL = 'idempotent_response';
 
 const contextOf = (companyId: string, rowId: string): SealContext => ({ companyId, recordId: rowId, label: RESPONSE_LABEL });
 
-export type IdempotencyStart = { kind: 'proceed'; rowId: string } | { kind: 'replay'; status: number; body: unknown };
-
-/** Key order and whitespace do not make a different request; any other difference does. */
-export function hashRequest(body: unknown): Buffer {
-  return createHash('sha256').update(canonicalJson(body)).digest();
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
+export type IdempotencyStart =
+  | { kind: 'proceed'; rowId: string; claimId: string }
+  | { kind: 'replay'; status: number; body: unknown };
 
 /**
  * Claims the key for this request, or says what to do instead: replay the stored response,
@@ -53,13 +61,21 @@ export async function startIdempotent(
   scope: IdempotencyScope,
   sealer: ResponseSealer,
 ): Promise<IdempotencyStart> {
+  const claimId = randomUUID();
   const claimed = await db
     .insertInto('idempotency_keys')
-    .values({ company_id: scope.companyId, key: scope.key, request_hash: scope.requestHash, state: 'in_flight' })
+    .values({
+      company_id: scope.companyId,
+      key: scope.key,
+      request_hash: scope.requestHash,
+      state: 'in_flight',
+      claimed_by: scope.instanceId,
+      claim_id: claimId,
+    })
     .onConflict((oc) => oc.columns(['company_id', 'key']).doNothing())
     .returning('id')
     .executeTakeFirst();
-  if (claimed) return { kind: 'proceed', rowId: claimed.id };
+  if (claimed) return { kind: 'proceed', rowId: claimed.id, claimId };
 
   const existing = await db
     .selectFrom('idempotency_keys')
@@ -69,19 +85,29 @@ export async function startIdempotent(
       'state',
       'response_status',
       'response_body',
+      'claim_id',
       sql<number>`extract(epoch from now() - created_at) * 1000`.as('age_ms'),
+      // Whether the process that holds the key is alive: its lease has not lapsed.
+      sql<boolean | null>`(select bool_or(lease_until > now()) from service_instances where id = claimed_by)`.as('owner_alive'),
+      sql<boolean>`claimed_by is not null`.as('owner_known'),
     ])
     .where('company_id', '=', scope.companyId)
     .where('key', '=', scope.key)
     .executeTakeFirst();
   if (!existing) return startIdempotent(db, scope, sealer); // removed in between (a failed first attempt): try again
   const expired = existing.age_ms > REPLAY_WINDOW_MS;
-  const abandoned = existing.state === 'in_flight' && existing.age_ms > ABANDONED_AFTER_MS;
-  if (!expired && !Buffer.from(existing.request_hash).equals(scope.requestHash)) {
+  const abandoned =
+    existing.state === 'in_flight' &&
+    (existing.owner_known ? existing.owner_alive !== true : existing.age_ms > ABANDONED_AFTER_MS);
+  // A row from before digests were keyed had its plain SHA-256 erased (migration 0008, all zeros):
+  // for the rest of its 24 hours the key alone identifies the request.
+  const stored = Buffer.from(existing.request_hash);
+  const erased = stored.every((byte) => byte === 0);
+  if (!expired && !erased && !stored.equals(scope.requestHash)) {
     throw new AppError('IDEMPOTENCY_MISMATCH', 'This Idempotency-Key was used with a different request body');
   }
   if (expired || abandoned) {
-    // Take the key over, but only if nobody else did first.
+    // Take the key over, but only if nobody else did first: the claim seen above must still be the one there.
     const taken = await db
       .updateTable('idempotency_keys')
       .set({
@@ -90,19 +116,19 @@ export async function startIdempotent(
         response_status: null,
         response_body: null,
         created_at: sql`now()`,
+        claimed_by: scope.instanceId,
+        claim_id: claimId,
       })
       .where('company_id', '=', scope.companyId)
       .where('key', '=', scope.key)
       .where('state', '=', existing.state)
-      .where(sql<boolean>`extract(epoch from now() - created_at) * 1000 > ${expired ? REPLAY_WINDOW_MS : ABANDONED_AFTER_MS}`)
+      .where(sql<boolean>`claim_id is not distinct from ${existing.claim_id}`)
       .returning('id')
       .executeTakeFirst();
-    if (taken) return { kind: 'proceed', rowId: taken.id };
-    throw new AppError('IDEMPOTENCY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed; retry shortly');
+    if (taken) return { kind: 'proceed', rowId: taken.id, claimId };
+    throw inFlight();
   }
-  if (existing.state === 'in_flight') {
-    throw new AppError('IDEMPOTENCY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed; retry shortly');
-  }
+  if (existing.state === 'in_flight') throw inFlight();
   const text = existing.response_body ? sealer.open(existing.response_body, contextOf(scope.companyId, existing.id)) : 'null';
   return { kind: 'replay', status: existing.response_status ?? 200, body: JSON.parse(text) };
 }
@@ -110,25 +136,28 @@ export async function startIdempotent(
 /** Stores the response in the transaction that made the change, so both land or neither does. */
 export async function completeIdempotent(
   trx: Transaction<Database>,
-  claim: { companyId: string; key: string; rowId: string },
+  claim: IdempotencyClaim,
   status: number,
   body: unknown,
   sealer: ResponseSealer,
 ) {
   const sealed = sealer.seal(JSON.stringify(body), contextOf(claim.companyId, claim.rowId));
-  await trx
+  const result = await trx
     .updateTable('idempotency_keys')
     .set({ state: 'done', response_status: status, response_body: sealed })
     .where('id', '=', claim.rowId)
-    .execute();
+    .where('claim_id', '=', claim.claimId)
+    .executeTakeFirst();
+  // Another request took the key over (this one's process looked dead): its change must not land twice.
+  if (Number(result.numUpdatedRows) !== 1) throw inFlight();
 }
 
 /** A failed request is not stored: the same key may be retried at once. */
-export async function abandonIdempotent(db: Kysely<Database>, scope: IdempotencyScope) {
+export async function abandonIdempotent(db: Kysely<Database>, claim: IdempotencyClaim) {
   await db
     .deleteFrom('idempotency_keys')
-    .where('company_id', '=', scope.companyId)
-    .where('key', '=', scope.key)
+    .where('id', '=', claim.rowId)
+    .where('claim_id', '=', claim.claimId)
     .where('state', '=', 'in_flight')
     .execute();
 }

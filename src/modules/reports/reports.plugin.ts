@@ -1,44 +1,72 @@
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { Crypto } from '../../crypto/load-crypto.js';
+import { type Crypto, pseudonymKey } from '../../crypto/load-crypto.js';
 import type { Database } from '../../db/schema.js';
 import type { AsyncCommits } from '../../db/wal-flusher.js';
 import { shippedBankDirectory } from '../../identifiers/normalize.js';
 import { createSealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
+import type { Clock } from '../../jobs/clock.js';
 import { auditRoutes } from '../audit/audit.routes.js';
+import { createAuditPseudonyms } from '../audit/audit-pseudonyms.js';
+import { createSafelistCheck } from '../safelist/safelist.service.js';
 import { searchRoutes } from '../search/search.routes.js';
 import { createSearchService } from '../search/search.service.js';
 import type { ReportAttachments } from '../uploads/attachments.js';
-import { purgeExpiredIdempotencyKeys } from './idempotency.js';
+import { listingRoutes } from './listing.routes.js';
+import { createListingService } from './listing.service.js';
 import { reportsRoutes } from './reports.routes.js';
 import { createReportsService } from './reports.service.js';
 import { createSubmissionsService } from './submissions.service.js';
 
-/** How often stored idempotent responses older than their 24 h window are removed. */
-const PURGE_EVERY_MS = 60 * 60 * 1000;
-
 /**
- * Reports, search and the audit trail: the services, their routes, and their housekeeping.
+ * Reports, search, listing renewal and the audit trail: the services and their routes (housekeeping is in app.ts's jobs).
  * `attachments` checks a company's upload URLs and signs the download links of every report body.
  */
 export async function registerReports(
   app: FastifyInstance,
-  deps: { db: Kysely<Database>; crypto: Crypto; attachments: ReportAttachments; asyncCommits: Pick<AsyncCommits, 'note'> },
+  deps: {
+    db: Kysely<Database>;
+    crypto: Crypto;
+    attachments: ReportAttachments;
+    asyncCommits: Pick<AsyncCommits, 'note'>;
+    instanceId: string;
+    clock: Clock;
+    listingDays: number;
+    riskHalfLifeDays: number;
+  },
 ) {
   const { db, attachments } = deps;
   const identifiers = createSealedIdentifiers({ crypto: deps.crypto, banks: shippedBankDirectory() });
-  const reports = createReportsService({ db, identifiers, responses: deps.crypto.keyring, attachments });
-  const submissions = createSubmissionsService({ db, identifiers, reports, attachments });
+  const reports = createReportsService({
+    db,
+    identifiers,
+    responses: deps.crypto.keyring,
+    requestDigest: deps.crypto.requestDigest,
+    attachments,
+    instanceId: deps.instanceId,
+    safelist: createSafelistCheck(db),
+  });
+  const submissions = createSubmissionsService({
+    db,
+    identifiers,
+    reports,
+    attachments,
+    onUnreadable: (err) => app.log.error({ err }, 'a sealed identifier did not open; served marked unreadable'),
+  });
 
   await app.register(reportsRoutes, { reports, submissions });
   await app.register(searchRoutes, {
-    search: createSearchService({ db, identifiers, attachments, asyncCommits: deps.asyncCommits }),
+    search: createSearchService({
+      db,
+      identifiers,
+      attachments,
+      asyncCommits: deps.asyncCommits,
+      riskHalfLifeDays: deps.riskHalfLifeDays,
+    }),
   });
-  await app.register(auditRoutes, { db });
+  await app.register(auditRoutes, { db, pseudonym: createAuditPseudonyms(pseudonymKey(deps.crypto)) });
 
-  const purge = setInterval(() => {
-    purgeExpiredIdempotencyKeys(db).catch((err: unknown) => app.log.warn({ err }, 'could not purge expired idempotency keys'));
-  }, PURGE_EVERY_MS);
-  purge.unref();
-  app.addHook('onClose', async () => clearInterval(purge));
+  const listing = createListingService({ db, clock: deps.clock, listingDays: deps.listingDays });
+  await app.register(listingRoutes, { listing, submissions });
+  return { reports, listing, identifiers };
 }

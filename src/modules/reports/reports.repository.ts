@@ -5,7 +5,8 @@ import type { FraudType, ListingStatus, ReportStatus } from './report-values.js'
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-export type ReportRow = Selectable<ReportsTable> & { business_name: string };
+/** Read for the owner and operators, who see the reason whole; only search reads the masked copy. */
+export type ReportRow = Omit<Selectable<ReportsTable>, 'fraud_reason_masked'> & { business_name: string };
 export type IdentifierRow = Pick<Selectable<ReportIdentifiersTable>, 'id' | 'report_id' | 'position' | 'label' | 'value_token'>;
 
 export type NewIdentifier = Insertable<ReportIdentifiersTable>;
@@ -23,6 +24,8 @@ const reportColumns = [
   'reports.listing_status',
   'reports.exited_list_at',
   'reports.exit_list_reason',
+  'reports.renewed_at',
+  'reports.renewal_statement',
   'reports.created_at',
   'reports.updated_at',
   'companies.business_name',
@@ -34,6 +37,7 @@ export interface NewReport {
   user_id: string | null;
   fraud_type: FraudType;
   fraud_reason: string;
+  fraud_reason_masked: string;
   show_uploader_info: boolean;
   attachments: string[];
   status: ReportStatus;
@@ -157,6 +161,7 @@ export function listSubmissions(
 export interface ReportChanges {
   fraud_type?: string;
   fraud_reason?: string;
+  fraud_reason_masked?: string;
   show_uploader_info?: boolean;
   attachments?: string[];
   user_id?: string | null;

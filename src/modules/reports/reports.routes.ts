@@ -23,8 +23,8 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** The caller of a company route, as the services record it. */
 function companyActor(request: FastifyRequest) {
-  const { keyId, companyId, businessName } = companyOf(request);
-  return { keyId, companyId, businessName, requestId: String(request.id) };
+  const { keyId, user, companyId, businessName } = companyOf(request);
+  return { keyId, userId: user?.userId ?? null, companyId, businessName, requestId: String(request.id) };
 }
 
 /** A company acts on its own reports; an operator on any. */
@@ -32,8 +32,8 @@ function anyActor(request: FastifyRequest): Actor {
   const principal = principalOf(request);
   const requestId = String(request.id);
   return principal.role === 'company'
-    ? { keyId: principal.keyId, requestId, companyId: principal.companyId }
-    : { keyId: principal.keyId, requestId, operatorId: principal.operatorId };
+    ? { keyId: principal.keyId, userId: principal.user?.userId ?? null, requestId, companyId: principal.companyId }
+    : { keyId: principal.keyId, userId: principal.user?.userId ?? null, requestId, operatorId: principal.operatorId };
 }
 
 export const reportsRoutes: RoutesPlugin<{ reports: ReportsService; submissions: SubmissionsService }> = async (

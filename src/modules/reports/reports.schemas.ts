@@ -91,6 +91,11 @@ export const IdentifierOut = Type.Object({
   id: Type.String(),
   label: Type.String(),
   value: Type.String({ description: 'Encrypted token, except in decode where it is the clear normalised value' }),
+  unreadable: Type.Optional(
+    Type.Boolean({
+      description: 'Decode only: true when this value could not be decrypted (its token is shown; the rest are served)',
+    }),
+  ),
 });
 const IdentifierOutNoId = Type.Object({ label: Type.String(), value: Type.String() });
 

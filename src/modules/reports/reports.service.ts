@@ -1,17 +1,30 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Selectable } from 'kysely';
-import type { Database, ReportsTable } from '../../db/schema.js';
+import type { Kysely } from 'kysely';
+import type { RequestDigest } from '../../crypto/request-digest.js';
+import type { Database } from '../../db/schema.js';
 import { AppError, type FieldError } from '../../http/errors.js';
 import type { IdentifierInput, SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import { auditRow, recordAudit } from '../audit/audit.repository.js';
+import { isUuid } from '../ids.js';
+import type { SafelistCheck } from '../safelist/safelist.service.js';
 import type { ReportAttachments } from '../uploads/attachments.js';
+import { raiseListingChange, raiseReportVisible } from '../webhooks/outbox.js';
 import { checkFraudReason } from './fraud-reason.js';
-import { abandonIdempotent, completeIdempotent, hashRequest, type ResponseSealer, startIdempotent } from './idempotency.js';
+import {
+  abandonIdempotent,
+  completeIdempotent,
+  type IdempotencyClaim,
+  type ResponseSealer,
+  startIdempotent,
+} from './idempotency.js';
+import { maskFraudReason } from './reason-masking.js';
 import type { FraudType, ReportStatus } from './report-values.js';
 import * as repo from './reports.repository.js';
 
 export interface Actor {
-  keyId: string;
+  /** The key that acted, or null in a user's session (then `userId`). */
+  keyId: string | null;
+  userId?: string | null | undefined;
   requestId: string;
   companyId?: string;
   operatorId?: string;
@@ -29,11 +42,9 @@ export interface CreateReportInput {
 
 export type UpdateDraftInput = Partial<Omit<CreateReportInput, 'status' | 'userId'>> & { userId?: string | null | undefined };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** A report id as stored (lower case); anything that is not a UUID is simply not found. */
 function reportIdFrom(id: string): string {
-  if (!UUID.test(id)) throw AppError.notFound('Report not found');
+  if (!isUuid(id)) throw AppError.notFound('Report not found');
   return id.toLowerCase();
 }
 
@@ -42,8 +53,14 @@ export function createReportsService(deps: {
   identifiers: SealedIdentifiers;
   /** Seals stored idempotent responses (the keyring). */
   responses: ResponseSealer;
+  /** Keyed digest of a request body, stored to tell a retry from another request under the same key. */
+  requestDigest: RequestDigest;
   /** Upload URLs in, upload ids stored, signed download links out. */
   attachments: ReportAttachments;
+  /** This process (instance-lease.ts): idempotency markers name it, so a retry knows when it died. */
+  instanceId: string;
+  /** Refuses a safelisted identifier on create, draft edit and publish (422 IDENTIFIER_SAFELISTED). */
+  safelist: SafelistCheck;
 }) {
   const { db, identifiers } = deps;
 
@@ -56,7 +73,7 @@ export function createReportsService(deps: {
   async function createReport(
     actor: Actor & { companyId: string; businessName: string },
     input: CreateReportInput,
-    idempotency?: { companyId: string; key: string; rowId: string },
+    idempotency?: IdempotencyClaim,
   ): Promise<CreatedReportView> {
     const errors: FieldError[] = [];
     const fraudReason = checkFraudReason(input.fraudReason, errors) as string;
@@ -65,6 +82,7 @@ export function createReportsService(deps: {
     const owner = { companyId: actor.companyId, recordId: reportId };
     const attachments = await deps.attachments.resolve(input.attachments ?? [], owner, errors);
     if (errors.length > 0) throw AppError.validation(errors);
+    await deps.safelist.checkNew(sealed.map((s) => s.row));
 
     const insert = async (conn: Kysely<Database>): Promise<CreatedReportView> => {
       const row = await repo.insertReportWithIdentifiers(
@@ -72,9 +90,11 @@ export function createReportsService(deps: {
         {
           id: reportId,
           company_id: actor.companyId,
-          user_id: input.userId ?? null,
+          // In a session the report names the signed-in user, whatever the body says.
+          user_id: actor.userId ?? input.userId ?? null,
           fraud_type: input.fraudType,
           fraud_reason: fraudReason,
+          fraud_reason_masked: maskFraudReason(fraudReason),
           show_uploader_info: input.showUploaderInfo ?? false,
           attachments,
           status: input.status ?? 'published',
@@ -97,11 +117,13 @@ export function createReportsService(deps: {
         reportedBy: actor.businessName,
       };
     };
-    // The common case is one statement; attachments and a stored idempotent response land with the
-    // report in one transaction, or not at all.
-    if (!idempotency && attachments.length === 0) return insert(db);
+    // A draft without extras is one statement; attachments, a stored idempotent response and the
+    // webhook events of a published report (issue 14's outbox) land with it in one transaction, or not at all.
+    const visible = (input.status ?? 'published') === 'published';
+    if (!idempotency && attachments.length === 0 && !visible) return insert(db);
     return db.transaction().execute(async (trx) => {
       const created = await insert(trx);
+      if (visible) await raiseReportVisible(trx, reportId);
       if (attachments.length > 0) await deps.attachments.attach(trx, owner, attachments);
       if (idempotency) await completeIdempotent(trx, idempotency, 201, created, deps.responses);
       return created;
@@ -124,13 +146,20 @@ export function createReportsService(deps: {
         attachments: deps.attachments.links(report.attachments ?? []),
       });
       if (idempotencyKey === undefined) return { replayed: false, report: withLinks(await createReport(actor, input)) };
-      const scope = { companyId: actor.companyId, key: idempotencyKey, requestHash: hashRequest(input) };
+      const scope = {
+        companyId: actor.companyId,
+        key: idempotencyKey,
+        requestHash: deps.requestDigest(input),
+        instanceId: deps.instanceId,
+      };
       const start = await startIdempotent(db, scope, deps.responses);
       if (start.kind === 'replay') return { replayed: true, report: withLinks(start.body as CreatedReportView) };
+      const claim = { companyId: scope.companyId, key: scope.key, rowId: start.rowId, claimId: start.claimId };
       try {
-        return { replayed: false, report: withLinks(await createReport(actor, input, { ...scope, rowId: start.rowId })) };
+        return { replayed: false, report: withLinks(await createReport(actor, input, claim)) };
       } catch (error) {
-        await abandonIdempotent(db, scope);
+        // With the database gone the marker stays; its owner's lease tells the retry it may take over.
+        await abandonIdempotent(db, claim).catch(() => {});
         throw error;
       }
     },
@@ -148,6 +177,7 @@ export function createReportsService(deps: {
       const owner = { companyId: actor.companyId, recordId: reportId };
       const attachments = input.attachments ? await deps.attachments.resolve(input.attachments, owner, errors) : undefined;
       if (errors.length > 0) throw AppError.validation(errors);
+      if (sealed) await deps.safelist.checkNew(sealed.map((s) => s.row));
       return db.transaction().execute(async (trx) => {
         const report = await requireOwn(reportId, actor.companyId, true, trx);
         if (report.status !== 'draft')
@@ -155,7 +185,7 @@ export function createReportsService(deps: {
         if (attachments) await deps.attachments.attach(trx, owner, attachments);
         await repo.updateReport(trx, report.id, {
           ...(input.fraudType !== undefined ? { fraud_type: input.fraudType } : {}),
-          ...(fraudReason !== undefined ? { fraud_reason: fraudReason } : {}),
+          ...(fraudReason !== undefined ? { fraud_reason: fraudReason, fraud_reason_masked: maskFraudReason(fraudReason) } : {}),
           ...(input.showUploaderInfo !== undefined ? { show_uploader_info: input.showUploaderInfo } : {}),
           ...(input.userId !== undefined ? { user_id: input.userId } : {}),
           ...(attachments !== undefined ? { attachments } : {}),
@@ -177,9 +207,14 @@ export function createReportsService(deps: {
       return db.transaction().execute(async (trx) => {
         const report = await requireOwn(id, actor.operatorId ? undefined : actor.companyId, true, trx);
         const next = applyTransition(report, change);
+        if (change.kind === 'publish') await deps.safelist.checkStored(trx, report.id);
         await repo.updateReport(trx, report.id, next);
         // An operator's decision also goes into the owning company's trail.
         await recordAudit(trx, { ...actor, companyId: report.company_id, action: change.kind, reportId: report.id });
+        // Webhook events land with the change (issue 14's outbox); a relist tells earlier matches first.
+        if (change.kind === 'exit') await raiseListingChange(trx, report.id, 'submission.exited');
+        if (change.kind === 'relist') await raiseListingChange(trx, report.id, 'submission.relisted');
+        if (change.kind !== 'exit') await raiseReportVisible(trx, report.id);
         return report.id;
       });
     },
@@ -188,7 +223,7 @@ export function createReportsService(deps: {
 
 export type Transition = { kind: 'publish' } | { kind: 'exit'; reason: string } | { kind: 'relist' };
 
-function applyTransition(report: Selectable<ReportsTable>, change: Transition): repo.ReportChanges {
+function applyTransition(report: repo.ReportRow, change: Transition): repo.ReportChanges {
   switch (change.kind) {
     case 'publish':
       if (report.status !== 'draft') throw new AppError('INVALID_STATE', 'The report is already published');

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { SealedValueError } from '../../crypto/errors.js';
 import type { Database } from '../../db/schema.js';
 import type { SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import { recordAudit } from '../audit/audit.repository.js';
@@ -25,6 +26,8 @@ export function createSubmissionsService(deps: {
   identifiers: SealedIdentifiers;
   reports: ReportsService;
   attachments: Pick<ReportAttachments, 'links'>;
+  /** Told of each identifier whose token does not open (it is served marked `unreadable`). */
+  onUnreadable: (error: SealedValueError) => void;
 }) {
   const { db, identifiers, reports } = deps;
 
@@ -72,10 +75,7 @@ export function createSubmissionsService(deps: {
 
     async decode(actor: Actor & { companyId: string }, id: string) {
       const { row, tokens } = await withTokens(actor.companyId, id);
-      const clear = tokens.map((t) => ({
-        ...t,
-        value: identifiers.open(t.value, { companyId: row.company_id, recordId: row.id, label: t.label }),
-      }));
+      const clear = identifiers.openEach(tokens, { companyId: row.company_id, recordId: row.id }, deps.onUnreadable);
       await recordAudit(db, { ...actor, action: 'decode', reportId: row.id });
       return reportView(row, clear, { uploaderVisible: true });
     },

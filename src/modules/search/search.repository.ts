@@ -1,11 +1,13 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { SearchKey } from '../../identifiers/sealed-identifiers.js';
+import { riskLevelSql } from './verdict.js';
 
 export interface SearchAudit {
   companyId: string | null;
   operatorId: string | null;
-  keyId: string;
+  keyId: string | null;
+  userId: string | null;
   requestId: string;
 }
 
@@ -34,15 +36,18 @@ export async function searchReports(
   key: SearchKey,
   audit: SearchAudit,
   message: string,
+  riskHalfLifeDays: number,
 ): Promise<SearchResult> {
+  // One digest per live index-key version: during `crypto reindex` a row is under the old or the new.
+  const digests = sql.join(key.indexes);
   const match =
     key.column === 'blind_index'
-      ? sql`ri.label = ${key.label} and ri.blind_index = ${key.index}`
-      : sql`ri.nuban_index = ${key.index}`;
+      ? sql`ri.label = ${key.label} and ri.blind_index in (${digests})`
+      : sql`ri.nuban_index in (${digests})`;
   const publicMatch =
     key.column === 'blind_index'
-      ? sql`pi.label = ${key.label} and pi.blind_index = ${key.index}`
-      : sql`pi.nuban_index = ${key.index}`;
+      ? sql`pi.label = ${key.label} and pi.blind_index in (${digests})`
+      : sql`pi.nuban_index in (${digests})`;
   const result = await sql<{ body: string; has_attachments: boolean }>`
     with hits as (
       select distinct ri.report_id from report_identifiers ri where ${match}
@@ -51,6 +56,12 @@ export async function searchReports(
       where r.status = 'published' and r.listing_status = 'listed'
     ), page as (
       select * from visible order by published_at desc, id desc limit ${MAX_RESULTS}
+    ), disputed as (
+      -- A report's unresolved dispute (the earliest, when several companies dispute it).
+      select distinct on (d.report_id) d.report_id, d.status, d.opened_at, d.respond_by
+      from disputes d join visible v on v.id = d.report_id
+      where d.status in ('open', 'upheld', 'escalated')
+      order by d.report_id, d.opened_at
     ), public_hits as (
       select distinct pi.public_report_id from public_report_identifiers pi where ${publicMatch}
     ), public_visible as (
@@ -60,9 +71,15 @@ export async function searchReports(
       select * from public_visible order by created_at desc, id desc limit ${MAX_RESULTS}
     ), both_lists as (
       select fraud_type, published_at as reported_at from visible union all select fraud_type, created_at from public_visible
+    ), verdict_rows as (
+      -- The verdict's inputs (src/modules/search/verdict.ts): a public report has no member company.
+      select v.company_id, v.fraud_type, v.published_at as reported_at, (dd.report_id is not null) as disputed
+      from visible v left join disputed dd on dd.report_id = v.id
+      union all
+      select null::uuid, fraud_type, created_at, false from public_visible
     ), audit as (
-      insert into audit_events (company_id, operator_id, key_id, action, label, blind_index, result_count, request_id)
-      select ${audit.companyId}::uuid, ${audit.operatorId}::uuid, ${audit.keyId}::uuid, 'search', ${key.label}, ${key.index},
+      insert into audit_events (company_id, operator_id, key_id, user_id, action, label, blind_index, result_count, request_id)
+      select ${audit.companyId}::uuid, ${audit.operatorId}::uuid, ${audit.keyId}::uuid, ${audit.userId}::uuid, 'search', ${key.label}, ${key.indexes[0]},
              (select count(*) from both_lists), ${audit.requestId}
       -- This statement's transaction commits without waiting for its WAL flush (see README, "Durability").
       from (select set_config('synchronous_commit', 'off', true)) as async_commit
@@ -80,7 +97,7 @@ export async function searchReports(
             'exitedListAt', ${iso('p.exited_list_at')},
             'exitListReason', p.exit_list_reason,
             'fraudType', p.fraud_type,
-            'fraudReason', p.fraud_reason,
+            'fraudReason', p.fraud_reason_masked,
             'showUploaderInfo', p.show_uploader_info,
             'attachments', p.attachments,
             'status', p.status,
@@ -90,6 +107,10 @@ export async function searchReports(
             'identifiers', (
               select coalesce(json_agg(json_build_object('id', i.id, 'label', i.label, 'value', i.value_token) order by i.position), '[]'::json)
               from report_identifiers i where i.report_id = p.id
+            ),
+            'dispute', (
+              select json_build_object('status', dd.status, 'openedAt', ${iso('dd.opened_at')}, 'respondBy', ${iso('dd.respond_by')})
+              from disputed dd where dd.report_id = p.id
             )
           ) order by p.published_at desc, p.id desc)
           from page p join companies c on c.id = p.company_id
@@ -98,7 +119,7 @@ export async function searchReports(
           select json_agg(json_build_object(
             'id', p.id,
             'userId', null,
-            'fraudReason', p.fraud_reason,
+            'fraudReason', p.fraud_reason_masked,
             'fraudType', p.fraud_type,
             'attachments', p.attachments,
             'financialInstitution', p.financial_institution,
@@ -124,7 +145,10 @@ export async function searchReports(
             'totalPublicReports', (select count(*) from public_visible),
             'fraudTypes', coalesce((select json_object_agg(t.fraud_type, t.n) from (select fraud_type, count(*) as n from both_lists group by fraud_type) t), '{}'::json),
             'firstReportedAt', ${iso('min(b.reported_at)')},
-            'lastReportedAt', ${iso('max(b.reported_at)')}
+            'lastReportedAt', ${iso('max(b.reported_at)')},
+            'distinctCompanies', (select count(distinct company_id) from visible),
+            'openDisputes', (select count(*) from disputed),
+            'riskLevel', ${riskLevelSql('verdict_rows', sql`now()`, riskHalfLifeDays)}
           ) from both_lists b
         )
       )

@@ -1,9 +1,11 @@
 import { Type } from 'typebox';
 import { Envelope } from '../../http/envelope.js';
-import { DateTime, StringEnum } from '../../http/schema-helpers.js';
+import { DateTime, Nullable, StringEnum } from '../../http/schema-helpers.js';
+import { strictSchema } from '../../http/strict-schema.js';
 import { IDENTIFIER_LABELS } from '../../identifiers/labels.js';
 import { publicReportFields } from '../public-reports/public-reports.schemas.js';
 import { ReportOut } from '../reports/reports.schemas.js';
+import { RISK_LEVELS } from './verdict.js';
 
 export const SearchBody = Type.Object(
   {
@@ -29,12 +31,36 @@ export const SearchSummary = Type.Object({
   fraudTypes: Type.Record(Type.String(), Type.Integer(), { description: 'Matches by fraud type, both lists' }),
   firstReportedAt: NullableDateTime,
   lastReportedAt: NullableDateTime,
+  distinctCompanies: Type.Integer({ description: 'Member companies with a matching report: each counts once' }),
+  openDisputes: Type.Integer({ description: 'Matching reports with an unresolved dispute' }),
+  riskLevel: StringEnum(RISK_LEVELS, {
+    description:
+      "What the evidence is worth. Each report weighs its fraud type's weight (sanctioned/ofac 2, money_mule and identity_theft 1.5, ..., other 0.5), halved every REDFLAG_RISK_HALF_LIFE_DAYS of age and halved while disputed; each member company counts once with its heaviest report; published public reports add 0.3 of their weights, at most 1 in all. Score below 0.1 none, below 1 low, below 2.5 medium, else high (README, Fairness).",
+  }),
+});
+
+/** A search hit: the report, and its unresolved dispute (null when there is none). */
+export const SearchReportOut = Type.Object({
+  ...ReportOut.properties,
+  dispute: Nullable(
+    Type.Object({
+      status: StringEnum(['open', 'upheld', 'escalated'] as const),
+      openedAt: DateTime(),
+      respondBy: DateTime(),
+    }),
+  ),
 });
 
 export const SearchResponse = Envelope(
   Type.Object({
-    reports: Type.Array(ReportOut, { maxItems: 100 }),
+    reports: Type.Array(SearchReportOut, { maxItems: 100 }),
     publicReports: Type.Array(PublicReportOut, { maxItems: 100 }),
     summary: SearchSummary,
   }),
 );
+
+/**
+ * The search body as PostgreSQL must build it: `SearchResponse` with no property anywhere beyond
+ * those named. Add fields to the schemas above (summary, report, public report); this follows.
+ */
+export const StrictSearchResponse = strictSchema(SearchResponse);

@@ -18,6 +18,8 @@ export function createSearchService(deps: {
   attachments: Pick<ReportAttachments, 'links'>;
   /** Told of each search, whose audit row commits asynchronously (see search.repository.ts). */
   asyncCommits: Pick<AsyncCommits, 'note'>;
+  /** The verdict's half-life (REDFLAG_RISK_HALF_LIFE_DAYS). */
+  riskHalfLifeDays: number;
 }) {
   return {
     /** The whole response envelope as JSON text (built by PostgreSQL, see search.repository.ts). */
@@ -31,9 +33,11 @@ export function createSearchService(deps: {
           companyId: principal.role === 'company' ? principal.companyId : null,
           operatorId: principal.role === 'operator' ? principal.operatorId : null,
           keyId: principal.keyId,
+          userId: principal.user?.userId ?? null,
           requestId,
         },
         MESSAGE,
+        deps.riskHalfLifeDays,
       );
       deps.asyncCommits.note();
       // Links to evidence are signed per response, which PostgreSQL cannot do: only then is the body re-parsed.

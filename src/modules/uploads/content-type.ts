@@ -1,3 +1,5 @@
+import { checkJpeg, checkPng, checkWebp, hidesZip } from './structure/images.js';
+
 /**
  * What an evidence file is, decided by its first bytes alone: the name and the declared type are
  * the sender's word and are ignored. Four signatures, checked by hand: the `file-type` package knows
@@ -56,77 +58,38 @@ export function sniffContentType(head: Buffer): Sniffed {
 }
 
 const PDF_EOF = ascii('%%EOF');
-const PNG_IEND = Buffer.from([0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82]);
-/** PDF features that run or launch something: evidence is read, never executed. */
-const PDF_ACTIVE = ['/JavaScript', '/JS', '/Launch', '/EmbeddedFile', '/RichMedia', '/XFA'].map(ascii);
 
 /**
- * The whole file holds up as the type its first bytes claim: a PDF ends with its %%EOF trailer and
- * carries no scripts, launch actions or embedded files; a PNG ends with IEND; a WebP's RIFF length
- * is the file's. This refuses polyglots — a PDF header glued onto an executable or a web page —
- * which a PDF reader on an analyst's desk might otherwise open. (JPEG is left to its header:
- * phones legitimately append data after the image.)
+ * The whole file holds up as the type its first bytes claim, checked by its structure
+ * (`structure/`): a PDF ends with its %%EOF trailer, parses, and carries no scripts, actions that
+ * launch, fetch or submit, or embedded files; an image's chunks or segments are intact to its end
+ * marker, with no web page in its metadata; and no file hides a ZIP archive. This refuses polyglots
+ * — a PDF header glued onto an executable, a JPEG that is also a web page and an archive — which a
+ * reader on an analyst's desk might otherwise open as the other thing.
  */
-export function checkStructure(type: AcceptedType, bytes: Buffer): { ok: true } | { ok: false; message: string } {
+export async function checkStructure(type: AcceptedType, bytes: Buffer): Promise<{ ok: true } | { ok: false; message: string }> {
   const refuse = (why: string) => ({
     ok: false as const,
     message: `${why}; send the document as a plain PDF, PNG, JPEG or WebP`,
   });
+  if (hidesZip(bytes)) return refuse('The file also holds a ZIP archive');
+  let verdict: { ok: true } | { ok: false; reason: string };
   switch (type) {
-    case 'application/pdf': {
+    case 'application/pdf':
       if (!bytes.subarray(Math.max(0, bytes.length - 1024)).includes(PDF_EOF))
         return refuse('The PDF is incomplete (no %%EOF trailer)');
-      const syntax = [...outsideStreams(bytes)];
-      const active = PDF_ACTIVE.find((marker) => syntax.some((part) => containsName(part, marker)));
-      if (active) return refuse(`The PDF has active content (${active.toString('latin1')})`);
-      return { ok: true };
-    }
+      // pdf-lib is loaded with the first PDF, not at start-up (it is a large module to parse).
+      verdict = await (await import('./structure/pdf.js')).checkPdf(bytes);
+      break;
     case 'image/png':
-      return bytes.subarray(bytes.length - PNG_IEND.length).equals(PNG_IEND)
-        ? { ok: true }
-        : refuse('The PNG does not end where a PNG ends');
-    case 'image/webp': {
-      const declared = bytes.length >= 8 ? bytes.readUInt32LE(4) + 8 : -1;
-      // RIFF pads chunks to an even length, so one byte more is allowed.
-      return declared === bytes.length || declared + 1 === bytes.length
-        ? { ok: true }
-        : refuse('The WebP length does not match its header');
-    }
+      verdict = checkPng(bytes);
+      break;
     case 'image/jpeg':
-      return { ok: true };
+      verdict = checkJpeg(bytes);
+      break;
+    case 'image/webp':
+      verdict = checkWebp(bytes);
+      break;
   }
-}
-
-const STREAM = ascii('stream');
-const ENDSTREAM = ascii('endstream');
-const END = ascii('end');
-
-/**
- * The object syntax of a PDF, without the contents of its streams: those are compressed data in
- * which any short byte sequence (`/JS`) turns up by chance, so only the dictionaries are searched.
- */
-function* outsideStreams(bytes: Buffer): Generator<Buffer> {
-  let at = 0;
-  while (at < bytes.length) {
-    let start = bytes.indexOf(STREAM, at);
-    // `endstream` contains `stream`; only the opening keyword starts stream data.
-    while (start >= END.length && bytes.subarray(start - END.length, start).equals(END)) start = bytes.indexOf(STREAM, start + 1);
-    if (start === -1) {
-      yield bytes.subarray(at);
-      return;
-    }
-    yield bytes.subarray(at, start);
-    const end = bytes.indexOf(ENDSTREAM, start + STREAM.length);
-    if (end === -1) return;
-    at = end + ENDSTREAM.length;
-  }
-}
-
-/** A PDF name such as `/JS`, not the start of a longer one (`/JSON` is not `/JS`). */
-function containsName(bytes: Buffer, name: Buffer): boolean {
-  for (let at = bytes.indexOf(name); at !== -1; at = bytes.indexOf(name, at + 1)) {
-    const next = bytes[at + name.length];
-    if (next === undefined || !/[A-Za-z0-9]/.test(String.fromCharCode(next))) return true;
-  }
-  return false;
+  return verdict.ok ? verdict : refuse(verdict.reason);
 }

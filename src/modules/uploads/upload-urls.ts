@@ -1,10 +1,10 @@
 import type { UrlSigner } from '../../crypto/url-signer.js';
+import { isUuid } from '../ids.js';
 
 /** Which upload route a file came through: a company's (`external`) or the public intake's. */
 export type UploadOrigin = 'external' | 'public';
 
 export const DOWNLOAD_PATH = '/api/v1/files';
-const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 const EXPIRES = /^\d{1,12}$/;
 
 export type DownloadCheck = 'valid' | 'expired' | 'invalid';
@@ -17,8 +17,8 @@ export type DownloadCheck = 'valid' | 'expired' | 'invalid';
 export function createUploadUrls(deps: { publicUrl: string; signer: UrlSigner; ttlSeconds: number }) {
   const { publicUrl, signer, ttlSeconds } = deps;
   const referencePatterns: Record<UploadOrigin, RegExp> = {
-    external: new RegExp(`^${escapeRegExp(`${publicUrl}/api/v1/external/uploads/`)}(${UUID})$`),
-    public: new RegExp(`^${escapeRegExp(`${publicUrl}/api/v1/public/uploads/`)}(${UUID})$`),
+    external: new RegExp(`^${escapeRegExp(`${publicUrl}/api/v1/external/uploads/`)}([^/]+)$`),
+    public: new RegExp(`^${escapeRegExp(`${publicUrl}/api/v1/public/uploads/`)}([^/]+)$`),
   };
 
   return {
@@ -26,7 +26,8 @@ export function createUploadUrls(deps: { publicUrl: string; signer: UrlSigner; t
 
     /** The upload id a reference URL names, or undefined for any other text. */
     parseReference(origin: UploadOrigin, url: string): string | undefined {
-      return referencePatterns[origin].exec(url)?.[1];
+      const id = referencePatterns[origin].exec(url)?.[1];
+      return id !== undefined && isUuid(id) ? id.toLowerCase() : undefined;
     },
 
     download(id: string, now = Date.now()): string {

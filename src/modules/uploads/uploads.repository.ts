@@ -7,7 +7,15 @@ export type UploadRow = Selectable<UploadsTable>;
 
 export async function insertUpload(
   db: Db,
-  row: { id: string; company_id: string; content_type: string; size: number; sha256: Buffer; storage_key: string },
+  row: {
+    id: string;
+    company_id: string;
+    content_type: string;
+    size: number;
+    sha256: Buffer;
+    sha256_keyed: boolean;
+    storage_key: string;
+  },
 ): Promise<UploadRow> {
   return db.insertInto('uploads').values(row).returningAll().executeTakeFirstOrThrow();
 }
@@ -71,4 +79,29 @@ export async function deleteOrphanedUploads(db: Db, olderThanHours: number, limi
     .returning('storage_key')
     .execute();
   return rows.map((r) => r.storage_key);
+}
+
+/** Deletes the uploads attached to these records, returning their storage keys. */
+export async function deleteRecordUploads(db: Db, recordIds: readonly string[]): Promise<string[]> {
+  const rows = await db
+    .deleteFrom('uploads')
+    .where('record_id', 'in', [...recordIds])
+    .returning('storage_key')
+    .execute();
+  return rows.map((r) => r.storage_key);
+}
+
+/** Uploads whose `sha256` is still the plain hash (stored before hashes were keyed). */
+export function findUnkeyedHashes(db: Db, limit: number) {
+  return db.selectFrom('uploads').select(['id', 'sha256']).where('sha256_keyed', '=', false).limit(limit).execute();
+}
+
+/** Replaces a plain hash by its keyed form, unless another instance did first. */
+export async function storeKeyedHash(db: Db, id: string, keyed: Buffer): Promise<void> {
+  await db
+    .updateTable('uploads')
+    .set({ sha256: keyed, sha256_keyed: true })
+    .where('id', '=', id)
+    .where('sha256_keyed', '=', false)
+    .execute();
 }

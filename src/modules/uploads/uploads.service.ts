@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
@@ -30,19 +30,28 @@ const SWEEP_BATCH = 500;
 /** Capacity for a file of unknown length; it doubles as needed, up to the limit. */
 const INITIAL_BUFFER_BYTES = 256 * 1024;
 
-export function createUploadsService(deps: { db: Kysely<Database>; store: BlobStore; urls: UploadUrls; maxBytes: number }) {
+export function createUploadsService(deps: {
+  db: Kysely<Database>;
+  store: BlobStore;
+  urls: UploadUrls;
+  maxBytes: number;
+  /** Keys the stored hash of each file: an unkeyed hash would confirm a guessed file. */
+  evidenceKey: Buffer;
+}) {
   const { db, store, urls, maxBytes } = deps;
+  const keyedHash = (sha256: Buffer) => createHmac('sha256', deps.evidenceKey).update(sha256).digest();
 
   const tooLarge = () =>
     new AppError('PAYLOAD_TOO_LARGE', `The file is larger than ${maxBytes} bytes (${(maxBytes / 1048576).toFixed(1)} MiB)`);
 
-  function view(row: repo.UploadRow, origin: UploadOrigin): UploadView {
+  /** The stored row holds only the keyed hash; the file's own SHA-256 is shown to its uploader. */
+  function view(row: repo.UploadRow, origin: UploadOrigin, sha256: Buffer): UploadView {
     return {
       id: row.id,
       url: urls.reference(origin, row.id),
       contentType: row.content_type as AcceptedType,
       size: row.size,
-      sha256: Buffer.from(row.sha256).toString('hex'),
+      sha256: sha256.toString('hex'),
     };
   }
 
@@ -77,7 +86,7 @@ export function createUploadsService(deps: { db: Kysely<Database>; store: BlobSt
       if (size === 0) throw AppError.validation([{ field: 'file', message: 'is empty' }]);
       contentType ??= sniff(buffer.subarray(0, size));
       const bytes = buffer.subarray(0, size);
-      const structure = checkStructure(contentType, bytes);
+      const structure = await checkStructure(contentType, bytes);
       if (!structure.ok) throw new AppError('UNSUPPORTED_MEDIA_TYPE', structure.message);
       return { bytes, size, sha256: hash.digest(), contentType };
     },
@@ -92,7 +101,8 @@ export function createUploadsService(deps: { db: Kysely<Database>; store: BlobSt
         company_id: companyId,
         content_type: file.contentType,
         size: file.size,
-        sha256: file.sha256,
+        sha256: keyedHash(file.sha256),
+        sha256_keyed: true,
         storage_key: `${id}.${EXTENSIONS[file.contentType]}`,
       });
       try {
@@ -101,19 +111,32 @@ export function createUploadsService(deps: { db: Kysely<Database>; store: BlobSt
         await repo.deleteUpload(db, id);
         throw error;
       }
-      return view(row, origin);
+      return view(row, origin, file.sha256);
     },
 
     /** A company's own upload, with a fresh download link; another company's is a 404. */
     async describe(companyId: string, id: string) {
       const row = isUuid(id) ? await repo.findUpload(db, id, companyId) : undefined;
-      if (!row) throw AppError.notFound('Upload not found');
+      const bytes = row ? await store.get(row.storage_key) : undefined;
+      if (!row || !bytes) throw AppError.notFound('Upload not found');
       return {
-        ...view(row, 'external'),
+        // Hashed again from the stored bytes: the row keeps only the keyed hash.
+        ...view(row, 'external', createHash('sha256').update(bytes).digest()),
         downloadUrl: urls.download(row.id),
         attached: row.record_id !== null,
         createdAt: row.created_at.toISOString(),
       };
+    },
+
+    /** Keys the hashes of uploads stored before hashes were keyed; run at start, idempotent across instances. */
+    async keyLegacyHashes(): Promise<number> {
+      let keyed = 0;
+      for (;;) {
+        const rows = await repo.findUnkeyedHashes(db, SWEEP_BATCH);
+        for (const row of rows) await repo.storeKeyedHash(db, row.id, keyedHash(Buffer.from(row.sha256)));
+        keyed += rows.length;
+        if (rows.length < SWEEP_BATCH) return keyed;
+      }
     },
 
     /** The file behind a download link whose signature the caller has checked. */
@@ -122,6 +145,14 @@ export function createUploadsService(deps: { db: Kysely<Database>; store: BlobSt
       const bytes = row ? await store.get(row.storage_key) : undefined;
       if (!row || !bytes) throw AppError.notFound('File not found');
       return { contentType: row.content_type, fileName: row.storage_key, bytes };
+    },
+
+    /** Deletes the files attached to these records, bytes and all (the public-report clean-up). */
+    async removeForRecords(recordIds: readonly string[]): Promise<number> {
+      if (recordIds.length === 0) return 0;
+      const keys = await repo.deleteRecordUploads(db, recordIds);
+      await store.delete(keys);
+      return keys.length;
     },
 
     /** Removes uploads attached to nothing for 24 hours, metadata first, then their bytes. */

@@ -1,0 +1,40 @@
+/**
+ * Whether an error means "the database cannot be reached or did not answer in time" rather than
+ * "this query is wrong": the first is a 503 the client may retry, the second a bug (500).
+ */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/** SQLSTATEs of a server going away, refusing connections, or cancelling a statement that ran too long. */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '57014', '53300', '53400']);
+
+/** What node-postgres and pg-pool say when the connection, not the query, failed. */
+const CONNECTION_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Query read timeout',
+  'is not queryable',
+  'Client was closed and is not queryable',
+  'Cannot use a pool after calling end on the pool',
+  'connection timeout',
+];
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') {
+      if (NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08')) return true;
+    }
+    if (CONNECTION_MESSAGES.some((text) => current instanceof Error && current.message.includes(text))) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}

@@ -1,0 +1,42 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { AppError } from '../../http/errors.js';
+import { isUuid } from '../ids.js';
+
+export interface BankLinkView {
+  companyId: string;
+  bank: { id: string; name: string; slug: string };
+}
+
+/**
+ * Which bank-list entry a member company is, set by an operator: a published public report naming
+ * that bank in `financialInstitution` sends `public_report.published` to the member.
+ */
+export function createBankLinksService({ db }: { db: Kysely<Database> }) {
+  return {
+    async link(companyId: string, bankSlug: string): Promise<BankLinkView> {
+      const company = isUuid(companyId)
+        ? await db.selectFrom('companies').select('id').where('id', '=', companyId.toLowerCase()).executeTakeFirst()
+        : undefined;
+      if (!company) throw AppError.notFound('Company not found');
+      const bank = await db
+        .selectFrom('banks')
+        .select(['id', 'name', 'slug'])
+        .where('slug', '=', bankSlug.trim().toLowerCase())
+        .executeTakeFirst();
+      if (!bank) throw AppError.validation([{ field: 'bankSlug', message: 'is not a slug from the bank list' }]);
+      const holder = await db.selectFrom('company_banks').select('company_id').where('bank_id', '=', bank.id).executeTakeFirst();
+      if (holder && holder.company_id !== company.id) {
+        throw new AppError('INVALID_STATE', 'Another company is already linked to this bank');
+      }
+      await db
+        .insertInto('company_banks')
+        .values({ company_id: company.id, bank_id: bank.id })
+        .onConflict((oc) => oc.column('company_id').doUpdateSet({ bank_id: bank.id }))
+        .execute();
+      return { companyId: company.id, bank };
+    },
+  };
+}
+
+export type BankLinksService = ReturnType<typeof createBankLinksService>;

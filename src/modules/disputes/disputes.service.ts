@@ -1,0 +1,285 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { AppError, type FieldError } from '../../http/errors.js';
+import { type Clock, daysAfter } from '../../jobs/clock.js';
+import { jobRequestId, SYSTEM_KEY_ID } from '../../jobs/system-actor.js';
+import { auditRow } from '../audit/audit.repository.js';
+import { raiseSubmissionEvents } from '../events/submission-events.js';
+import { isUuid } from '../ids.js';
+import * as reports from '../reports/reports.repository.js';
+import type { Actor } from '../reports/reports.service.js';
+import type { ReportAttachments } from '../uploads/attachments.js';
+import { type DisputeStep, nextStatus } from './dispute-states.js';
+import * as repo from './disputes.repository.js';
+
+export const TIMEOUT_REASON = 'Dispute not answered in time';
+const TIMEOUT_BATCH = 200;
+
+export interface OpenDisputeInput {
+  reportId: string;
+  reason: string;
+  identifierIds?: string[] | undefined;
+  attachments?: string[] | undefined;
+}
+
+/** A dispute's audit row on each company's trail (the owner's, and the disputing company's). */
+function bothTrails(
+  actor: Actor,
+  dispute: Pick<repo.DisputeRow, 'report_id' | 'report_company_id' | 'disputing_company_id'>,
+  action: string,
+) {
+  const companies = new Set([dispute.report_company_id, dispute.disputing_company_id].filter((c): c is string => c !== null));
+  return [...companies].map((companyId) =>
+    auditRow({ ...actor, companyId, operatorId: actor.operatorId, action, reportId: dispute.report_id }),
+  );
+}
+
+export function createDisputesService(deps: {
+  db: Kysely<Database>;
+  clock: Clock;
+  responseDays: number;
+  attachments: ReportAttachments;
+}) {
+  const { db, clock } = deps;
+
+  function view(row: repo.DisputeRow) {
+    return {
+      id: row.id,
+      reportId: row.report_id,
+      status: row.status,
+      reason: row.reason,
+      identifierIds: row.identifier_ids,
+      attachments: deps.attachments.links(row.attachments),
+      openedAt: row.opened_at.toISOString(),
+      respondBy: row.respond_by.toISOString(),
+      ownerStatement: row.owner_statement,
+      answeredAt: row.answered_at?.toISOString() ?? null,
+      escalatedAt: row.escalated_at?.toISOString() ?? null,
+      decidedAt: row.decided_at?.toISOString() ?? null,
+      decisionReason: row.decision_reason,
+      reportingCompany: { id: row.report_company_id, businessName: row.report_company_name },
+      disputingCompany:
+        row.disputing_company_id === null
+          ? null
+          : { id: row.disputing_company_id, businessName: row.disputing_company_name ?? '' },
+      raisedByOperator: row.disputing_operator_id !== null,
+    };
+  }
+
+  /** A dispute the actor may see: a side of it, or an operator. Anyone else gets the 404 of a random id. */
+  async function requireVisible(actor: Actor, id: string, trx: Kysely<Database> = db, forUpdate = false) {
+    const row = isUuid(id) ? await repo.findDispute(trx, id.toLowerCase(), forUpdate) : undefined;
+    const visible =
+      row &&
+      (actor.operatorId !== undefined || [row.report_company_id, row.disputing_company_id].includes(actor.companyId ?? null));
+    if (!row || !visible) throw AppError.notFound('Dispute not found');
+    return row;
+  }
+
+  /** Takes the report off the list (if it still is), as the existing exit does, in the caller's transaction. */
+  async function exitReport(trx: Transaction<Database>, actor: Actor, dispute: repo.DisputeRow, reason: string) {
+    const report = await reports.findReport(trx, dispute.report_id, undefined, true);
+    if (report?.listing_status !== 'listed') return false;
+    await reports.updateReport(trx, report.id, {
+      listing_status: 'exited',
+      exited_list_at: clock.now(),
+      exit_list_reason: reason,
+    });
+    await trx
+      .insertInto('audit_events')
+      .values(auditRow({ ...actor, companyId: report.company_id, action: 'exit', reportId: report.id }))
+      .execute();
+    await raiseSubmissionEvents(trx, [
+      {
+        type: 'submission.exited',
+        companyId: report.company_id,
+        reportId: report.id,
+        keyId: actor.keyId,
+        userId: actor.userId,
+        requestId: actor.requestId,
+        operatorId: actor.operatorId,
+      },
+    ]);
+    return true;
+  }
+
+  /** One step of a dispute: who may take it, the state rule, the change, both trails, in one transaction. */
+  async function step(
+    actor: Actor,
+    id: string,
+    kind: DisputeStep,
+    may: (row: repo.DisputeRow) => boolean,
+    apply: (trx: Transaction<Database>, row: repo.DisputeRow, now: Date) => Promise<void>,
+  ) {
+    const updated = await db.transaction().execute(async (trx) => {
+      const row = await requireVisible(actor, id, trx, true);
+      if (!may(row)) throw new AppError('FORBIDDEN', `Only ${WHO[kind]} can do this`);
+      const status = nextStatus(row.status, kind);
+      const now = clock.now();
+      await apply(trx, { ...row, status }, now);
+      await repo.updateDispute(trx, row.id, { status });
+      await trx
+        .insertInto('audit_events')
+        .values(bothTrails(actor, row, `dispute_${kind}`))
+        .execute();
+      return row.id;
+    });
+    return view((await repo.findDispute(db, updated)) as repo.DisputeRow);
+  }
+
+  const isOwner = (actor: Actor) => (row: repo.DisputeRow) => actor.companyId === row.report_company_id;
+
+  return {
+    view,
+
+    async open(actor: Actor, input: OpenDisputeInput) {
+      const errors: FieldError[] = [];
+      const report = isUuid(input.reportId) ? await reports.findReport(db, input.reportId.toLowerCase(), undefined) : undefined;
+      if (report?.status !== 'published') throw AppError.notFound('Report not found');
+      if (report.company_id === actor.companyId) throw new AppError('INVALID_STATE', 'A company cannot dispute its own report');
+      if (report.listing_status !== 'listed') throw new AppError('INVALID_STATE', 'The report is no longer on the list');
+      const known = new Set((await reports.findIdentifiers(db, [report.id])).map((i) => i.id));
+      const identifierIds = (input.identifierIds ?? []).map((value, i) => {
+        const idValue = value.toLowerCase();
+        if (!known.has(idValue)) errors.push({ field: `identifierIds/${i}`, message: "is not one of the report's identifiers" });
+        return idValue;
+      });
+      const disputeId = randomUUID();
+      let uploadIds: string[] = [];
+      if (input.attachments?.length) {
+        if (actor.companyId === undefined) errors.push({ field: 'attachments', message: 'an operator cannot attach files' });
+        else
+          uploadIds = await deps.attachments.resolve(
+            input.attachments,
+            { companyId: actor.companyId, recordId: disputeId },
+            errors,
+          );
+      }
+      const reason = input.reason.trim();
+      if (reason.length < 50) errors.push({ field: 'reason', message: 'must be at least 50 characters after trimming' });
+      if (errors.length > 0) throw AppError.validation(errors);
+
+      const now = clock.now();
+      await db.transaction().execute(async (trx) => {
+        const locked = await reports.findReport(trx, report.id, undefined, true);
+        if (locked?.listing_status !== 'listed') throw new AppError('INVALID_STATE', 'The report is no longer on the list');
+        const disputingCompanyId = actor.companyId ?? null;
+        if (await repo.hasUnresolved(trx, report.id, disputingCompanyId))
+          throw new AppError('INVALID_STATE', 'This report already has an open dispute of yours');
+        const row = {
+          id: disputeId,
+          report_id: report.id,
+          report_company_id: report.company_id,
+          disputing_company_id: disputingCompanyId,
+          disputing_operator_id: actor.companyId === undefined ? (actor.operatorId ?? null) : null,
+          reason,
+          identifier_ids: identifierIds,
+          attachments: uploadIds,
+          status: 'open' as const,
+          opened_at: now,
+          respond_by: daysAfter(now, deps.responseDays),
+        };
+        await repo.insertDispute(trx, row);
+        if (uploadIds.length > 0 && actor.companyId)
+          await deps.attachments.attach(trx, { companyId: actor.companyId, recordId: disputeId }, uploadIds);
+        await trx
+          .insertInto('audit_events')
+          .values(bothTrails(actor, row, 'dispute_open'))
+          .execute();
+        await raiseSubmissionEvents(trx, [
+          {
+            type: 'submission.disputed',
+            companyId: report.company_id,
+            reportId: report.id,
+            keyId: actor.keyId,
+            userId: actor.userId,
+            requestId: actor.requestId,
+            operatorId: actor.operatorId,
+          },
+        ]);
+      });
+      return view((await repo.findDispute(db, disputeId)) as repo.DisputeRow);
+    },
+
+    async get(actor: Actor, id: string) {
+      return view(await requireVisible(actor, id));
+    },
+
+    async list(filters: repo.DisputeFilters & { page: number; limit: number }) {
+      const { rows, total } = await repo.listDisputes(db, filters, (filters.page - 1) * filters.limit, filters.limit);
+      return { data: rows.map(view), meta: { total, page: filters.page, limit: filters.limit } };
+    },
+
+    uphold: (actor: Actor, id: string, statement: string) =>
+      step(actor, id, 'uphold', isOwner(actor), async (trx, row, now) => {
+        if (statement.trim().length < 50)
+          throw AppError.validation([{ field: 'statement', message: 'must be at least 50 characters after trimming' }]);
+        await repo.updateDispute(trx, row.id, { owner_statement: statement.trim(), answered_at: now });
+      }),
+
+    exit: (actor: Actor, id: string, reason: string) =>
+      step(actor, id, 'exit', isOwner(actor), async (trx, row, now) => {
+        await repo.updateDispute(trx, row.id, { answered_at: now });
+        await exitReport(trx, actor, row, reason.trim());
+      }),
+
+    escalate: (actor: Actor, id: string) =>
+      step(
+        actor,
+        id,
+        'escalate',
+        (row) =>
+          actor.companyId !== undefined
+            ? [row.report_company_id, row.disputing_company_id].includes(actor.companyId)
+            : row.disputing_operator_id !== null,
+        async (trx, row, now) => repo.updateDispute(trx, row.id, { escalated_at: now }),
+      ),
+
+    decide: (actor: Actor, id: string, outcome: 'keep' | 'remove', reason: string) =>
+      step(
+        actor,
+        id,
+        outcome,
+        () => actor.operatorId !== undefined,
+        async (trx, row, now) => {
+          await repo.updateDispute(trx, row.id, { decided_at: now, decision_reason: reason.trim() });
+          if (outcome === 'remove') await exitReport(trx, actor, row, reason.trim());
+        },
+      ),
+
+    /** The timeout job: open disputes past their deadline close, and their reports leave the list. */
+    async timeOutOverdue(now: Date): Promise<number> {
+      const actor: Actor = { keyId: SYSTEM_KEY_ID, requestId: jobRequestId('disputes.timeout', now) };
+      let handled = 0;
+      for (;;) {
+        const count = await db.transaction().execute(async (trx) => {
+          const overdue = await repo.lockOverdue(trx, now, TIMEOUT_BATCH);
+          for (const dispute of overdue) {
+            const row = (await repo.findDispute(trx, dispute.id)) as repo.DisputeRow;
+            await repo.updateDispute(trx, row.id, { status: nextStatus(row.status, 'time_out') });
+            await exitReport(trx, actor, row, TIMEOUT_REASON);
+            await trx
+              .insertInto('audit_events')
+              .values(bothTrails(actor, row, 'dispute_time_out'))
+              .execute();
+          }
+          return overdue.length;
+        });
+        handled += count;
+        if (count < TIMEOUT_BATCH) return handled;
+      }
+    },
+  };
+}
+
+const WHO: Record<DisputeStep, string> = {
+  uphold: "the report's owner",
+  exit: "the report's owner",
+  time_out: 'the scheduler',
+  escalate: 'a side of the dispute',
+  keep: 'an operator',
+  remove: 'an operator',
+};
+
+export type DisputesService = ReturnType<typeof createDisputesService>;

@@ -1,0 +1,82 @@
+import { type Kysely, sql } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { AppError } from '../../http/errors.js';
+import { type Clock, DAY_MS, daysBefore } from '../../jobs/clock.js';
+import { jobRequestId, SYSTEM_KEY_ID } from '../../jobs/system-actor.js';
+import { recordAudit } from '../audit/audit.repository.js';
+import { isUuid } from '../ids.js';
+import { exitedWatchersCtes } from '../webhooks/outbox.js';
+import * as repo from './reports.repository.js';
+import type { Actor } from './reports.service.js';
+
+export const EXPIRED_REASON = 'Expired';
+/** A listing can be renewed in its last this many days. */
+export const RENEWAL_WINDOW_DAYS = 90;
+const EXPIRY_BATCH = 500;
+
+/**
+ * The listing period: a report leaves the list `listingDays` after publication or its latest
+ * renewal, unless its owner renews it (with a statement) in the period's last 90 days.
+ */
+export function createListingService(deps: { db: Kysely<Database>; clock: Clock; listingDays: number }) {
+  const { db, clock, listingDays } = deps;
+
+  return {
+    async renew(actor: Actor & { companyId: string }, id: string, statement: string): Promise<string> {
+      return db.transaction().execute(async (trx) => {
+        const report = isUuid(id) ? await repo.findReport(trx, id.toLowerCase(), actor.companyId, true) : undefined;
+        if (!report) throw AppError.notFound('Report not found');
+        if (report.status !== 'published' || report.listing_status !== 'listed' || !report.published_at)
+          throw new AppError('INVALID_STATE', 'Only a listed report can be renewed');
+        const now = clock.now();
+        const start = report.renewed_at ?? report.published_at;
+        const ends = new Date(start.getTime() + listingDays * DAY_MS);
+        const opens = daysBefore(ends, RENEWAL_WINDOW_DAYS);
+        if (now < opens)
+          throw new AppError(
+            'INVALID_STATE',
+            `The listing runs until ${ends.toISOString()}; it can be renewed from ${opens.toISOString()}`,
+          );
+        await trx
+          .updateTable('reports')
+          .set({ renewed_at: now, renewal_statement: statement.trim(), updated_at: sql`now()` })
+          .where('id', '=', report.id)
+          .execute();
+        await recordAudit(trx, { ...actor, action: 'renew', reportId: report.id });
+        return report.id;
+      });
+    },
+
+    /** The expiry job: listed reports whose period ended leave the list with reason "Expired", audited. */
+    async expire(now: Date): Promise<number> {
+      const cutoff = daysBefore(now, listingDays);
+      const requestId = jobRequestId('listings.expire', now);
+      let expired = 0;
+      for (;;) {
+        // One statement a batch: the change, its audit rows (the owner's `expire` and `submission.exited`) and the
+        // watchers' `submission.exited` webhook events (issue 14) land together.
+        const result = await sql<{ n: number }>`
+          with due as (
+            select id from reports
+            where status = 'published' and listing_status = 'listed' and coalesce(renewed_at, published_at) < ${cutoff}
+            limit ${EXPIRY_BATCH} for update skip locked
+          ), gone as (
+            update reports r set listing_status = 'exited', exited_list_at = ${now}, exit_list_reason = ${EXPIRED_REASON},
+              updated_at = now()
+            from due where r.id = due.id
+            returning r.id, r.company_id
+          ), audit as (
+            insert into audit_events (company_id, key_id, action, report_id, request_id)
+            select company_id, ${SYSTEM_KEY_ID}::uuid, a.action, id, ${requestId} from gone
+            cross join (values ('expire'), ('submission.exited')) as a(action)
+          ) ${exitedWatchersCtes('gone')}
+          select count(*)::int as n from gone`.execute(db);
+        const n = result.rows[0]?.n ?? 0;
+        expired += n;
+        if (n < EXPIRY_BATCH) return expired;
+      }
+    },
+  };
+}
+
+export type ListingService = ReturnType<typeof createListingService>;

@@ -1,0 +1,152 @@
+import type { FastifyReply } from 'fastify';
+import { SESSION_COOKIE, sessionUserOf } from '../../http/auth.js';
+import { ok } from '../../http/envelope.js';
+import { errorResponses } from '../../http/openapi.js';
+import type { RoutesPlugin } from '../../http/types.js';
+import type { SessionsService } from './sessions.service.js';
+import {
+  AcceptInvitationBody,
+  ChangePasswordBody,
+  EmptyResponse,
+  MeResponse,
+  SignInBody,
+  SignInResponse,
+  TotpConfirmBody,
+  TotpConfirmResponse,
+  TotpEnrolResponse,
+  UserResponse,
+} from './users.schemas.js';
+import type { UsersService } from './users.service.js';
+
+const tags = ['auth: people'];
+const session = [{ session: [] }];
+
+export interface CookiePolicy {
+  /** False only on plain-HTTP localhost, where browsers would drop a Secure cookie. */
+  secure: boolean;
+}
+
+/** Sign-in, sign-out, the signed-in user, TOTP enrolment, password change, invitation acceptance. */
+export const authRoutes: RoutesPlugin<{ sessions: SessionsService; users: UsersService; cookie: CookiePolicy }> = async (
+  app,
+  { sessions, users, cookie },
+) => {
+  const endSession = (reply: FastifyReply) => reply.clearCookie(SESSION_COOKIE, { path: '/' });
+
+  app.post(
+    '/api/v1/auth/sign-in',
+    {
+      config: { checkOrigin: true },
+      schema: {
+        tags,
+        summary: 'Sign in with e-mail, password and (once enrolled) a TOTP code',
+        description:
+          'Sets the session cookie (HttpOnly, SameSite=Strict). 401 INVALID_CREDENTIALS for a wrong e-mail or password alike; ' +
+          '401 TOTP_REQUIRED when a code is needed; 429 after repeated failures.',
+        body: SignInBody,
+        response: { 200: SignInResponse, ...errorResponses(401, 403, 429) },
+      },
+    },
+    async (request, reply) => {
+      const signedIn = await sessions.signIn(request.body, request.ip);
+      reply.setCookie(SESSION_COOKIE, signedIn.token, {
+        path: '/',
+        httpOnly: true,
+        secure: cookie.secure,
+        sameSite: 'strict',
+        expires: signedIn.expiresAt,
+      });
+      const { user, expiresAt, totpEnrolmentRequired } = signedIn;
+      return ok({ user, expiresAt: expiresAt.toISOString(), totpEnrolmentRequired }, 'Signed in');
+    },
+  );
+
+  app.post(
+    '/api/v1/auth/sign-out',
+    {
+      config: { auth: 'session' },
+      schema: { tags, summary: 'End this session', security: session, response: { 200: EmptyResponse } },
+    },
+    async (request, reply) => {
+      await sessions.signOut(sessionUserOf(request).sessionId);
+      endSession(reply);
+      return ok({}, 'Signed out');
+    },
+  );
+
+  app.get(
+    '/api/v1/auth/me',
+    {
+      config: { auth: 'session' },
+      schema: { tags, summary: 'The signed-in user', security: session, response: { 200: MeResponse } },
+    },
+    async (request) => {
+      const user = await sessions.me(sessionUserOf(request).userId);
+      const totpEnrolmentRequired = !user.totpEnrolled && sessions.needsTotp({ role: user.role, operator_id: user.operatorId });
+      return ok({ user, totpEnrolmentRequired }, 'Signed-in user');
+    },
+  );
+
+  app.post(
+    '/api/v1/auth/totp',
+    {
+      config: { auth: 'session' },
+      schema: {
+        tags,
+        summary: 'Start enrolling a TOTP second factor',
+        description: 'Answers the secret once; confirm with a first code at /api/v1/auth/totp/confirm.',
+        security: session,
+        response: { 200: TotpEnrolResponse, ...errorResponses(409) },
+      },
+    },
+    async (request) => ok(await sessions.enrolTotp(sessionUserOf(request).userId), 'Scan the secret, then confirm a code'),
+  );
+
+  app.post(
+    '/api/v1/auth/totp/confirm',
+    {
+      config: { auth: 'session' },
+      schema: {
+        tags,
+        summary: 'Confirm TOTP enrolment with a first code; answers the recovery codes, once',
+        security: session,
+        body: TotpConfirmBody,
+        response: { 200: TotpConfirmResponse, ...errorResponses(409) },
+      },
+    },
+    async (request) => ok(await sessions.confirmTotp(sessionUserOf(request).userId, request.body.code), 'Second factor enrolled'),
+  );
+
+  app.post(
+    '/api/v1/auth/password',
+    {
+      config: { auth: 'session' },
+      schema: {
+        tags,
+        summary: 'Change the password; ends every session of the user, this one included',
+        security: session,
+        body: ChangePasswordBody,
+        response: { 200: EmptyResponse },
+      },
+    },
+    async (request, reply) => {
+      await sessions.changePassword(sessionUserOf(request).userId, request.body);
+      endSession(reply);
+      return ok({}, 'Password changed; sign in again');
+    },
+  );
+
+  app.post(
+    '/api/v1/auth/invitations/accept',
+    {
+      config: { checkOrigin: true, rateLimit: { max: 20, timeWindow: 60_000 } },
+      schema: {
+        tags,
+        summary: 'Accept an invitation: choose the name and password',
+        body: AcceptInvitationBody,
+        response: { 200: UserResponse, ...errorResponses(403) },
+      },
+    },
+    async (request) => ok({ user: await users.accept(request.body) }, 'Invitation accepted; sign in'),
+  );
+};

@@ -1,0 +1,184 @@
+import type { Kysely } from 'kysely';
+import type { Keyring } from '../../crypto/keyring.js';
+import type { Database } from '../../db/schema.js';
+import type { AsyncCommits } from '../../db/wal-flusher.js';
+import { AppError } from '../../http/errors.js';
+import { checkPasswordPolicy, dummyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
+import { hashToken, newRecoveryCode, newToken, normalizeRecoveryCode, RECOVERY_CODE_SHAPE } from './secrets.js';
+import * as sessions from './sessions.repository.js';
+import type { SignInThrottle } from './sign-in-throttle.js';
+import { newTotpSecret, totpStep, totpUrl } from './totp.js';
+import * as repo from './users.repository.js';
+import { ownerOf, toUserView, type UserView } from './users.view.js';
+
+export interface SessionPolicy {
+  idleMs: number;
+  absoluteMs: number;
+  /** Whether analysts and viewers must enrol a second factor too (admins and operators always must). */
+  totpRequiredForAll: boolean;
+}
+
+export interface SignedIn {
+  /** The cookie's value: shown to the browser only, stored as a hash. */
+  token: string;
+  expiresAt: Date;
+  user: UserView;
+  totpEnrolmentRequired: boolean;
+}
+
+const RECOVERY_CODES = 10;
+const TOTP_LABEL = 'totp';
+/** last_seen_at is written at most this often: idle time is kept to the minute, not a write per request. */
+const TOUCH_EVERY_MS = 60_000;
+
+export function needsTotp(user: { role: string; operator_id: string | null }, policy: SessionPolicy): boolean {
+  return user.role === 'admin' || user.operator_id !== null || policy.totpRequiredForAll;
+}
+
+export function createSessionsService(deps: {
+  db: Kysely<Database>;
+  keyring: Keyring;
+  throttle: SignInThrottle;
+  policy: SessionPolicy;
+  now: () => Date;
+  /** Told after each asynchronously committed session write (see sessions.repository.ts). */
+  asyncCommits: Pick<AsyncCommits, 'note'>;
+}) {
+  const { db, keyring, throttle, policy, now, asyncCommits } = deps;
+
+  const sealContext = (user: repo.UserRow) => ({ companyId: ownerOf(user), recordId: user.id, label: TOTP_LABEL });
+
+  /** A six-digit code of a later time step than any accepted before, or an unused recovery code. */
+  async function secondFactorOk(user: repo.UserRow, code: string): Promise<boolean> {
+    const recovery = normalizeRecoveryCode(code);
+    if (RECOVERY_CODE_SHAPE.test(recovery)) return repo.useRecoveryCode(db, user.id, hashToken(recovery), now());
+    if (!user.totp_secret_token) return false;
+    const step = totpStep(keyring.open(user.totp_secret_token, sealContext(user)), code.trim(), now());
+    return step !== undefined && (await repo.advanceTotpStep(db, user.id, step));
+  }
+
+  async function requireActiveUser(userId: string): Promise<repo.UserRow> {
+    const user = await repo.findUser(db, userId);
+    if (user?.status !== 'active') throw new AppError('SESSION_INVALID', 'Sign in again');
+    return user;
+  }
+
+  return {
+    async signIn(input: { email: string; password: string; totp?: string | undefined }, address: string): Promise<SignedIn> {
+      const retryAfter = await throttle.retryAfter(input.email, address);
+      if (retryAfter !== undefined) {
+        throw new AppError('RATE_LIMITED', `Too many failed sign-ins; retry in ${retryAfter} s`, { retryAfter });
+      }
+      const user = await repo.findLiveUserByEmail(db, input.email.trim().toLowerCase());
+      // An unknown address costs one argon2 verification too: same answer, same time.
+      const hash = user?.password_hash ?? (await dummyPasswordHash());
+      const passwordOk = (await verifyPassword(hash, input.password)) && user?.password_hash != null;
+      if (!user || !passwordOk) {
+        await throttle.recordFailure(input.email, address);
+        throw new AppError('INVALID_CREDENTIALS', 'The e-mail address or password is wrong');
+      }
+      if (user.totp_confirmed_at) {
+        if (!input.totp) throw new AppError('TOTP_REQUIRED', 'Send the code from your authenticator app as totp');
+        if (!(await secondFactorOk(user, input.totp))) {
+          await throttle.recordFailure(input.email, address);
+          throw new AppError('TOTP_INVALID', 'The code is wrong or has already been used');
+        }
+      }
+      if (user.status !== 'active') throw new AppError('FORBIDDEN', 'This account is suspended');
+      if (user.company_id) {
+        const company = await db.selectFrom('companies').select('status').where('id', '=', user.company_id).executeTakeFirst();
+        if (company?.status !== 'active') throw new AppError('FORBIDDEN', 'The company is suspended');
+      }
+      const token = newToken();
+      const at = now();
+      const expiresAt = new Date(at.getTime() + policy.absoluteMs);
+      await sessions.insertSession(db, {
+        token_hash: hashToken(token),
+        user_id: user.id,
+        created_at: at,
+        last_seen_at: at,
+        expires_at: expiresAt,
+      });
+      asyncCommits.note();
+      return {
+        token,
+        expiresAt,
+        user: toUserView(user),
+        totpEnrolmentRequired: !user.totp_confirmed_at && needsTotp(user, policy),
+      };
+    },
+
+    /** The session behind a cookie, or undefined when it is unknown, idle too long, past its end or its user is gone. */
+    async authenticate(token: string): Promise<sessions.SessionAuthRow | undefined> {
+      const row = await sessions.findSessionForAuth(db, hashToken(token));
+      if (!row) return undefined;
+      const at = now().getTime();
+      if (row.expires_at.getTime() <= at || row.last_seen_at.getTime() + policy.idleMs <= at) {
+        await sessions.deleteSession(db, row.session_id);
+        return undefined;
+      }
+      if (row.status !== 'active' || row.company_status === 'suspended') return undefined;
+      if (at - row.last_seen_at.getTime() >= TOUCH_EVERY_MS) {
+        await sessions.touchSession(db, row.session_id, new Date(at));
+        asyncCommits.note();
+      }
+      return row;
+    },
+
+    async signOut(sessionId: string): Promise<void> {
+      await sessions.deleteSession(db, sessionId);
+    },
+
+    async me(userId: string): Promise<UserView> {
+      return toUserView(await requireActiveUser(userId));
+    },
+
+    /** Starts (or restarts, until confirmed) TOTP enrolment: the secret is sealed like an identifier. */
+    async enrolTotp(userId: string): Promise<{ secret: string; otpauthUrl: string }> {
+      const user = await requireActiveUser(userId);
+      if (user.totp_confirmed_at) throw new AppError('INVALID_STATE', 'A second factor is already enrolled');
+      const secret = newTotpSecret();
+      await repo.updateUser(db, user.id, { totp_secret_token: keyring.seal(secret, sealContext(user)), totp_last_step: null });
+      return { secret, otpauthUrl: totpUrl(secret, user.email) };
+    },
+
+    /** Confirms enrolment with a first code; answers the recovery codes, shown this once. */
+    async confirmTotp(userId: string, code: string): Promise<{ recoveryCodes: string[]; user: UserView }> {
+      const user = await requireActiveUser(userId);
+      if (user.totp_confirmed_at) throw new AppError('INVALID_STATE', 'A second factor is already enrolled');
+      if (!user.totp_secret_token) throw new AppError('INVALID_STATE', 'Start enrolment with POST /api/v1/auth/totp first');
+      if (!(await secondFactorOk(user, code))) {
+        throw AppError.validation([{ field: 'code', message: 'is wrong or has already been used' }]);
+      }
+      const recoveryCodes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
+      const updated = await db.transaction().execute(async (trx) => {
+        await repo.replaceRecoveryCodes(
+          trx,
+          user.id,
+          recoveryCodes.map((c) => hashToken(normalizeRecoveryCode(c))),
+        );
+        return repo.updateUser(trx, user.id, { totp_confirmed_at: now() });
+      });
+      return { recoveryCodes, user: toUserView(updated as repo.UserRow) };
+    },
+
+    /** A new password ends every session of the user, this one included. */
+    async changePassword(userId: string, input: { currentPassword: string; newPassword: string }): Promise<void> {
+      const user = await requireActiveUser(userId);
+      if (!user.password_hash || !(await verifyPassword(user.password_hash, input.currentPassword))) {
+        throw new AppError('INVALID_CREDENTIALS', 'The current password is wrong');
+      }
+      const weak = checkPasswordPolicy(input.newPassword, 'newPassword');
+      if (weak) throw AppError.validation([weak]);
+      const passwordHash = await hashPassword(input.newPassword);
+      await db.transaction().execute(async (trx) => {
+        await repo.updateUser(trx, user.id, { password_hash: passwordHash });
+        await sessions.deleteUserSessions(trx, user.id);
+      });
+    },
+
+    needsTotp: (user: { role: string; operator_id: string | null }) => needsTotp(user, policy),
+  };
+}
+
+export type SessionsService = ReturnType<typeof createSessionsService>;

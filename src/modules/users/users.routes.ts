@@ -1,0 +1,144 @@
+import { companyOf, operatorOf } from '../../http/auth.js';
+import { ok } from '../../http/envelope.js';
+import { errorResponses } from '../../http/openapi.js';
+import type { RoutesPlugin } from '../../http/types.js';
+import {
+  AdminUsersQuery,
+  ChangeRoleBody,
+  CompanyInviteBody,
+  InvitationResponse,
+  OperatorInviteBody,
+  UserIdParams,
+  UserResponse,
+  UsersResponse,
+} from './users.schemas.js';
+import type { UsersService } from './users.service.js';
+
+const USERS = '/api/v1/external/users';
+const ADMIN_USERS = '/api/v1/admin/users';
+
+/** A company admin manages the company's users; an operator admin invites anyone and suspends anyone. */
+export const usersRoutes: RoutesPlugin<{ users: UsersService }> = async (app, { users }) => {
+  const tags = ['users'];
+
+  app.get(
+    USERS,
+    { config: { auth: 'company' }, schema: { tags, summary: "The company's users", response: { 200: UsersResponse } } },
+    async (request) => ok({ users: await users.list({ companyId: companyOf(request).companyId }) }, 'Users fetched'),
+  );
+
+  app.post(
+    USERS,
+    {
+      config: { auth: 'company' },
+      schema: {
+        tags,
+        summary: 'Invite a user into the company',
+        description: 'Answers the single-use invite URL (valid 72 h); it is also e-mailed when the service has SMTP.',
+        body: CompanyInviteBody,
+        response: { 201: InvitationResponse, ...errorResponses(409) },
+      },
+    },
+    async (request, reply) => {
+      const principal = companyOf(request);
+      const invitation = await users.invite({
+        companyId: principal.companyId,
+        email: request.body.email,
+        role: request.body.role,
+        invitedBy: principal.businessName,
+      });
+      return reply.code(201).send(ok(invitation, 'Invitation created'));
+    },
+  );
+
+  app.patch(
+    `${USERS}/:userId`,
+    {
+      config: { auth: 'company' },
+      schema: {
+        tags,
+        summary: "Change a user's role (their sessions end at once); not one's own",
+        params: UserIdParams,
+        body: ChangeRoleBody,
+        response: { 200: UserResponse, ...errorResponses(404, 409) },
+      },
+    },
+    async (request) => {
+      const { companyId, user } = companyOf(request);
+      const changed = await users.changeRole({ companyId }, request.params.userId, request.body.role, user?.userId);
+      return ok({ user: changed }, 'Role changed');
+    },
+  );
+
+  app.delete(
+    `${USERS}/:userId`,
+    {
+      config: { auth: 'company' },
+      schema: {
+        tags,
+        summary: 'Remove a user (their sessions end at once); not oneself',
+        params: UserIdParams,
+        response: { 200: UserResponse, ...errorResponses(404, 409) },
+      },
+    },
+    async (request) => {
+      const { companyId, user } = companyOf(request);
+      return ok({ user: await users.remove({ companyId }, request.params.userId, user?.userId) }, 'User removed');
+    },
+  );
+
+  const adminTags = ['admin: users'];
+  app.get(
+    ADMIN_USERS,
+    {
+      config: { auth: 'operator' },
+      schema: {
+        tags: adminTags,
+        summary: 'Users of any company or of the operators',
+        querystring: AdminUsersQuery,
+        response: { 200: UsersResponse },
+      },
+    },
+    async (request) => ok({ users: await users.list({ everyone: true }, request.query) }, 'Users fetched'),
+  );
+
+  app.post(
+    ADMIN_USERS,
+    {
+      config: { auth: 'operator' },
+      schema: {
+        tags: adminTags,
+        summary: 'Invite a user into a company or into the operators',
+        body: OperatorInviteBody,
+        response: { 201: InvitationResponse, ...errorResponses(404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const principal = operatorOf(request);
+      const invitation = await users.invite({ ...request.body, invitedBy: principal.name || 'The Redflag operators' });
+      return reply.code(201).send(ok(invitation, 'Invitation created'));
+    },
+  );
+
+  for (const [action, suspended] of [
+    ['suspend', true],
+    ['activate', false],
+  ] as const) {
+    app.post(
+      `${ADMIN_USERS}/:userId/${action}`,
+      {
+        config: { auth: 'operator' },
+        schema: {
+          tags: adminTags,
+          summary: suspended ? 'Suspend a user of any company (their sessions end at once)' : 'Lift a suspension',
+          params: UserIdParams,
+          response: { 200: UserResponse, ...errorResponses(404, 409) },
+        },
+      },
+      async (request) => {
+        const user = await users.setSuspended(request.params.userId, suspended);
+        return ok({ user }, suspended ? 'User suspended' : 'User activated');
+      },
+    );
+  }
+};

@@ -1,0 +1,184 @@
+import type { Kysely } from 'kysely';
+import type { CompanyUserRole, Database, OperatorUserRole } from '../../db/schema.js';
+import { AppError } from '../../http/errors.js';
+import { COMPANY_ROLES, OPERATOR_ROLES } from '../../http/roles.js';
+import { normalizeEmail } from '../../identifiers/email.js';
+import { isUuid } from '../ids.js';
+import type { Mailer } from './mailer.js';
+import { checkPasswordPolicy, hashPassword } from './passwords.js';
+import { hashToken, newToken } from './secrets.js';
+import { deleteUserSessions } from './sessions.repository.js';
+import * as repo from './users.repository.js';
+import { toUserView, type UserView } from './users.view.js';
+
+/** Which users a caller may see and manage: one company's, the operators', or (an operator admin) anyone's. */
+export type UserScope = { companyId: string } | { operatorId: string } | { everyone: true };
+
+export interface InviteInput {
+  companyId?: string | undefined;
+  operatorId?: string | undefined;
+  email: string;
+  role: string;
+  /** Named in the e-mail. */
+  invitedBy?: string | undefined;
+}
+
+export interface Invitation {
+  userId: string;
+  inviteUrl: string;
+  expiresAt: string;
+  /** Whether the invitation also went out by e-mail (only with REDFLAG_SMTP_URL). */
+  emailed: boolean;
+  user: UserView;
+}
+
+export const NAME_MAX_LENGTH = 200;
+
+function scopeFilter(scope: UserScope) {
+  if ('companyId' in scope) return { companyId: scope.companyId };
+  if ('operatorId' in scope) return { operatorId: scope.operatorId };
+  return {};
+}
+
+export function createUsersService(deps: {
+  db: Kysely<Database>;
+  publicUrl: string;
+  invitationTtlMs: number;
+  mailer?: Mailer | undefined;
+  now: () => Date;
+  log?: { warn(obj: object, msg: string): void };
+}) {
+  const { db, now } = deps;
+
+  async function requireUser(scope: UserScope, id: string, trx: Kysely<Database> = db) {
+    const row = isUuid(id) ? await repo.findUser(trx, id.toLowerCase(), scopeFilter(scope), true) : undefined;
+    if (!row) throw AppError.notFound('User not found');
+    return row;
+  }
+
+  function checkRole(side: 'company' | 'operator', role: string, field = 'role'): CompanyUserRole | OperatorUserRole {
+    const roles: readonly string[] = side === 'company' ? COMPANY_ROLES : OPERATOR_ROLES;
+    if (!roles.includes(role)) throw AppError.validation([{ field, message: `must be one of ${roles.join(', ')}` }]);
+    return role as CompanyUserRole | OperatorUserRole;
+  }
+
+  async function ownerExists(input: InviteInput): Promise<void> {
+    const found = input.companyId
+      ? isUuid(input.companyId) &&
+        (await db.selectFrom('companies').select('id').where('id', '=', input.companyId.toLowerCase()).executeTakeFirst())
+      : isUuid(input.operatorId ?? '') &&
+        (await db
+          .selectFrom('operators')
+          .select('id')
+          .where('id', '=', (input.operatorId as string).toLowerCase())
+          .executeTakeFirst());
+    if (!found) throw AppError.notFound(input.companyId ? 'Company not found' : 'Operator not found');
+  }
+
+  return {
+    /** Creates the user (status `invited`) and a single-use link valid for the invitation TTL. */
+    async invite(input: InviteInput): Promise<Invitation> {
+      if (Boolean(input.companyId) === Boolean(input.operatorId)) {
+        throw AppError.validation([{ field: 'companyId', message: 'give exactly one of companyId and operatorId' }]);
+      }
+      const email = normalizeEmail(input.email);
+      if (!email.ok) throw AppError.validation([{ field: 'email', message: email.message }]);
+      const role = checkRole(input.companyId ? 'company' : 'operator', input.role);
+      await ownerExists(input);
+      const token = newToken();
+      const at = now();
+      const expiresAt = new Date(at.getTime() + deps.invitationTtlMs);
+      const user = await db.transaction().execute(async (trx) => {
+        const existing = await repo.findLiveUserByEmail(trx, email.value);
+        if (existing) {
+          throw new AppError('INVALID_STATE', 'A user with this e-mail address already exists');
+        }
+        const row = await repo.insertUser(trx, {
+          company_id: input.companyId?.toLowerCase() ?? null,
+          operator_id: input.operatorId?.toLowerCase() ?? null,
+          email: email.value,
+          role,
+        });
+        await repo.insertInvitation(trx, { user_id: row.id, token_hash: hashToken(token), expires_at: expiresAt });
+        return row;
+      });
+      const inviteUrl = `${deps.publicUrl}/invitations/accept?token=${token}`;
+      let emailed = false;
+      if (deps.mailer) {
+        try {
+          await deps.mailer.sendInvitation({ to: email.value, inviteUrl, expiresAt, inviter: input.invitedBy ?? 'Redflag' });
+          emailed = true;
+        } catch (error) {
+          // The URL in the answer still works: mail is a convenience, not the only way.
+          deps.log?.warn({ err: { message: (error as Error).message }, userId: user.id }, 'could not e-mail the invitation');
+        }
+      }
+      return { userId: user.id, inviteUrl, expiresAt: expiresAt.toISOString(), emailed, user: toUserView(user) };
+    },
+
+    /** Sets the name and password of an invited user; the token works once, before it expires. */
+    async accept(input: { token: string; password: string; name: string }): Promise<UserView> {
+      const name = input.name.trim();
+      const errors = [
+        checkPasswordPolicy(input.password, 'password'),
+        name.length === 0 || name.length > NAME_MAX_LENGTH
+          ? { field: 'name', message: `must be 1 to ${NAME_MAX_LENGTH} characters` }
+          : undefined,
+      ].filter((e) => e !== undefined);
+      if (errors.length > 0) throw AppError.validation(errors);
+      // Hashed before the transaction: argon2 takes tens of milliseconds and needs no row lock.
+      const passwordHash = await hashPassword(input.password);
+      const user = await db.transaction().execute(async (trx) => {
+        const userId = await repo.consumeInvitation(trx, hashToken(input.token), now());
+        const row = userId ? await repo.findUser(trx, userId, {}, true) : undefined;
+        if (row?.status !== 'invited') {
+          throw new AppError('INVITATION_INVALID', 'The invitation is unknown, expired or already used');
+        }
+        return repo.updateUser(trx, row.id, { name, password_hash: passwordHash, status: 'active' });
+      });
+      return toUserView(user as repo.UserRow);
+    },
+
+    async list(scope: UserScope, filter: { companyId?: string | undefined; operatorId?: string | undefined } = {}) {
+      const rows = await repo.listUsers(db, { ...filter, ...scopeFilter(scope) });
+      return rows.map(toUserView);
+    },
+
+    /**
+     * A new role takes effect at once: the user's sessions end and they sign in again. `actorId`, the
+     * signed-in admin, may not demote themselves (a company could lose its last admin that way).
+     */
+    async changeRole(scope: UserScope, id: string, role: string, actorId?: string): Promise<UserView> {
+      return db.transaction().execute(async (trx) => {
+        const row = await requireUser(scope, id, trx);
+        if (row.id === actorId) throw new AppError('INVALID_STATE', 'You cannot change your own role');
+        const checked = checkRole(row.company_id ? 'company' : 'operator', role);
+        const updated = await repo.updateUser(trx, row.id, { role: checked });
+        await deleteUserSessions(trx, row.id);
+        return toUserView(updated as repo.UserRow);
+      });
+    },
+
+    async remove(scope: UserScope, id: string, actorId?: string): Promise<UserView> {
+      return db.transaction().execute(async (trx) => {
+        const row = await requireUser(scope, id, trx);
+        if (row.id === actorId) throw new AppError('INVALID_STATE', 'You cannot remove yourself');
+        const updated = await repo.updateUser(trx, row.id, { status: 'removed', password_hash: null });
+        await deleteUserSessions(trx, row.id);
+        return toUserView(updated as repo.UserRow);
+      });
+    },
+
+    async setSuspended(id: string, suspended: boolean): Promise<UserView> {
+      return db.transaction().execute(async (trx) => {
+        const row = await requireUser({ everyone: true }, id, trx);
+        if (row.status === 'invited') throw new AppError('INVALID_STATE', 'The user has not accepted the invitation yet');
+        const updated = await repo.updateUser(trx, row.id, { status: suspended ? 'suspended' : 'active' });
+        await deleteUserSessions(trx, row.id);
+        return toUserView(updated as repo.UserRow);
+      });
+    },
+  };
+}
+
+export type UsersService = ReturnType<typeof createUsersService>;

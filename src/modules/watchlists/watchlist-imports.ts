@@ -1,0 +1,207 @@
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { parse } from 'csv-parse';
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Database, WatchlistImportsTable } from '../../db/schema.js';
+import { AppError } from '../../http/errors.js';
+import { isUuid } from '../ids.js';
+import type { WatchlistsService } from './watchlists.service.js';
+
+export const MAX_IMPORT_ROWS = 1_000_000;
+/** Rows sealed and inserted together (one transaction with the progress counters). */
+const BATCH = 1000;
+
+export interface ImportView {
+  id: string;
+  status: string;
+  /** Lines of the file read so far, the header included: a re-sent file skips these. */
+  processedLines: number;
+  importedRows: number;
+  failedRows: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const toView = (row: Selectable<WatchlistImportsTable>): ImportView => ({
+  id: row.id,
+  status: row.status,
+  processedLines: row.processed_rows,
+  importedRows: row.imported_rows,
+  failedRows: row.failed_rows,
+  createdAt: new Date(row.created_at).toISOString(),
+  updatedAt: new Date(row.updated_at).toISOString(),
+});
+
+/**
+ * CSV imports of up to 1,000,000 rows (`label,value,ref`, a header first): the file is streamed
+ * through csv-parse in batches of 1,000, each committed with the import's progress, so memory stays
+ * bounded and an interrupted upload is resumed by sending the file again (the lines already read
+ * are skipped). A bad row is an error line in the report, never the end of the file.
+ */
+export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists: WatchlistsService }) {
+  const { db, watchlists } = deps;
+
+  async function own(companyId: string, id: string) {
+    const row = isUuid(id)
+      ? await db
+          .selectFrom('watchlist_imports')
+          .selectAll()
+          .where('id', '=', id.toLowerCase())
+          .where('company_id', '=', companyId)
+          .executeTakeFirst()
+      : undefined;
+    if (!row) throw AppError.notFound('Import not found');
+    return row;
+  }
+
+  return {
+    async create(companyId: string): Promise<ImportView> {
+      const row = await db
+        .insertInto('watchlist_imports')
+        .values({ id: randomUUID(), company_id: companyId, status: 'running' })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toView(row);
+    },
+
+    get: async (companyId: string, id: string) => toView(await own(companyId, id)),
+
+    async errors(companyId: string, id: string, query: { page: number; limit: number }) {
+      const row = await own(companyId, id);
+      const data = await db
+        .selectFrom('watchlist_import_errors')
+        .select(['row as line', 'message'])
+        .where('import_id', '=', row.id)
+        .orderBy('row')
+        .limit(query.limit)
+        .offset((query.page - 1) * query.limit)
+        .execute();
+      return { data, meta: { total: row.failed_rows, page: query.page, limit: query.limit } };
+    },
+
+    /** Reads the file from where the import stands; returns its state when the file ends or breaks off. */
+    async receive(companyId: string, id: string, file: Readable): Promise<ImportView> {
+      const start = await own(companyId, id);
+      if (start.status === 'done') throw new AppError('INVALID_STATE', 'This import is finished; start a new one');
+      let processed = start.processed_rows;
+      const parser = parse({
+        columns: ['label', 'value', 'ref'],
+        // Line 1 is the header; a resumed file continues after the lines already read.
+        from_line: Math.max(2, processed + 1),
+        relax_column_count: true,
+        skip_empty_lines: true,
+        trim: true,
+        info: true,
+        skip_records_with_error: true,
+      });
+      const skipped: Array<{ line: number; message: string }> = [];
+      parser.on('skip', (err: { lines?: number; code?: string }) => {
+        // The code only: csv-parse's message quotes the value.
+        skipped.push({ line: err.lines ?? processed + 1, message: `is not valid CSV (${err.code ?? 'unreadable'})` });
+      });
+      // A broken upload ends the parse gracefully (what arrived is still read); the lines after the
+      // last committed batch are read again on resume. Every way a stream can break counts: an
+      // error, a close without an end, or a stream already destroyed before this point; pipe() alone
+      // would leave the parse waiting forever on the last two.
+      let broken = false;
+      const breakOff = () => {
+        broken = true;
+        file.unpipe(parser);
+        if (!parser.writableEnded) parser.end();
+      };
+      file.on('error', breakOff);
+      file.on('close', () => {
+        if (!file.readableEnded) breakOff();
+      });
+      if (file.destroyed) breakOff();
+      else file.pipe(parser);
+      let batch: Array<{ line: number; label: string; value: string; ref?: string }> = [];
+      let done = false;
+
+      const flush = async (lastLine: number) => {
+        const items = batch;
+        const bad = skipped.splice(0);
+        batch = [];
+        await db.transaction().execute(async (trx) => {
+          const results = await watchlists.add(
+            companyId,
+            items.map(({ label, value, ref }) => ({ label, value, ...(ref ? { ref } : {}) })),
+            trx,
+          );
+          const errors = [
+            ...bad,
+            ...results.flatMap((r, i) => ('error' in r ? [{ line: items[i]?.line ?? 0, message: r.error.message }] : [])),
+          ];
+          if (errors.length > 0) {
+            await trx
+              .insertInto('watchlist_import_errors')
+              .values(errors.map((e) => ({ import_id: start.id, row: e.line, message: e.message })))
+              .onConflict((oc) => oc.doNothing())
+              .execute();
+          }
+          await trx
+            .updateTable('watchlist_imports')
+            .set({
+              processed_rows: lastLine,
+              imported_rows: sql`imported_rows + ${results.length - (errors.length - bad.length)}`,
+              failed_rows: sql`failed_rows + ${errors.length}`,
+              status: done ? 'done' : 'running',
+              updated_at: sql`now()`,
+            })
+            .where('id', '=', start.id)
+            .execute();
+        });
+        processed = lastLine;
+      };
+
+      try {
+        type Row = { line: number; record: { label?: string; value?: string; ref?: string } };
+        const take = ({ line, record }: Row) => {
+          if (!record.label || !record.value) skipped.push({ line, message: 'needs a label and a value' });
+          else batch.push({ line, label: record.label, value: record.value.slice(0, 320), ref: record.ref?.slice(0, 100) });
+        };
+        // The latest row is held back until the next one arrives (or the file ends whole): if the
+        // upload breaks off, the last row read may be cut short, and it is never committed.
+        let held: Row | undefined;
+        for await (const { record, info } of parser as AsyncIterable<{ record: Row['record']; info: { lines: number } }>) {
+          if (held) {
+            take(held);
+            if (batch.length + skipped.length >= BATCH) await flush(held.line);
+          }
+          held = { line: info.lines, record };
+          if (info.lines - 1 > MAX_IMPORT_ROWS) {
+            held = undefined;
+            skipped.push({
+              line: info.lines,
+              message: `is past the ${MAX_IMPORT_ROWS.toLocaleString('en')}-row limit; the rest was not read`,
+            });
+            file.unpipe(parser);
+            file.resume();
+            break;
+          }
+        }
+        if (!broken) {
+          if (held) take(held);
+          done = true;
+          await flush(Math.max(processed, parser.info.lines));
+        }
+      } catch (err) {
+        broken = true;
+        throw err;
+      } finally {
+        if (broken) {
+          // What was committed stays; sending the file again resumes after it.
+          await db.updateTable('watchlist_imports').set({ status: 'interrupted' }).where('id', '=', start.id).execute();
+        }
+      }
+      if (broken) {
+        throw AppError.validation([
+          { field: 'file', message: `the upload broke off after line ${processed}; send the file again to resume` },
+        ]);
+      }
+      return toView(await own(companyId, id));
+    },
+  };
+}
+
+export type WatchlistImports = ReturnType<typeof createWatchlistImports>;

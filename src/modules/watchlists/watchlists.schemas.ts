@@ -1,0 +1,68 @@
+import { Type } from 'typebox';
+import { Envelope } from '../../http/envelope.js';
+import { DateTime, Nullable, PageNumber } from '../../http/schema-helpers.js';
+import { IdentifierLabelSchema } from '../reports/reports.schemas.js';
+import { MAX_WATCHLIST_BATCH, MAX_WATCHLIST_PAGE } from './watchlists.service.js';
+
+const Ref = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '\\S',
+  description: "The company's own reference (e.g. its customer id); travels with every event about the entry",
+});
+
+export const AddWatchlistBody = Type.Object(
+  {
+    items: Type.Array(
+      Type.Object(
+        {
+          // Checked per item (an unknown label is that item's error, not the whole request's).
+          label: Type.String({ minLength: 1, maxLength: 40, description: 'An identifier label, as on reports' }),
+          value: Type.String({ minLength: 1, maxLength: 320 }),
+          ref: Type.Optional(Ref),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: MAX_WATCHLIST_BATCH },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const ItemResult = Type.Union([
+  Type.Object({ id: Type.String({ format: 'uuid' }) }),
+  Type.Object({ error: Type.Object({ code: Type.String(), message: Type.String() }) }),
+]);
+
+export const AddWatchlistResponse = Envelope(
+  Type.Object({ results: Type.Array(ItemResult, { description: 'One per item, in the order given' }) }),
+);
+
+const WatchlistEntry = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  label: Type.String(),
+  value: Type.String({ description: 'The normalised clear value (only ever shown to the company that watches it)' }),
+  ref: Nullable(Type.String()),
+  createdAt: DateTime(),
+});
+
+export const WatchlistQuery = Type.Object({
+  page: Type.Optional(PageNumber),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_WATCHLIST_PAGE, default: 20 })),
+  label: Type.Optional(IdentifierLabelSchema),
+});
+
+export const CountQuery = Type.Object({ label: Type.Optional(IdentifierLabelSchema) });
+
+export const WatchlistPage = Envelope(
+  Type.Object({
+    data: Type.Array(WatchlistEntry),
+    meta: Type.Object({ total: Type.Integer(), page: Type.Integer(), limit: Type.Integer() }),
+  }),
+);
+
+export const CountResponse = Envelope(Type.Object({ count: Type.Integer() }));
+
+export const EntryIdParams = Type.Object({ id: Type.String({ description: 'Watchlist entry id (uuid)' }) });
+
+export const RemovedResponse = Envelope(Type.Object({ id: Type.String() }));

@@ -1,0 +1,148 @@
+import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
+import type { Database } from '../../db/schema.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** Every event a webhook endpoint can subscribe to. */
+export const EVENT_TYPES = ['watchlist.match', 'public_report.published', 'submission.exited', 'submission.relisted'] as const;
+export type WebhookEventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * The transactional outbox. Each function runs inside the transaction of the change that causes
+ * its events: it writes the event rows and one pending delivery per subscribed active endpoint,
+ * so an event exists exactly when its change committed (on PGlite and on a server alike). The
+ * delivery worker (delivery.worker.ts) sends them later. Payloads never carry a clear value:
+ * they name the watchlist entry (id, label, ref) and the report.
+ */
+
+/** Other companies' entries for a report's identifiers: the same label and blind index (accounts carry their bank). */
+const REPORT_MATCHES = (reportId: string) => sql`
+  select w.id, w.company_id, w.label, w.ref from report_identifiers ri
+    join watchlist_entries w on w.label = ri.label and w.blind_index = ri.blind_index
+    where ri.report_id = ${reportId}`;
+
+const PUBLIC_REPORT_MATCHES = (reportId: string) => sql`
+  select w.id, w.company_id, w.label, w.ref from public_report_identifiers pi
+    join watchlist_entries w on w.label = pi.label and w.blind_index = pi.blind_index
+    where pi.public_report_id = ${reportId}`;
+
+const entryJson = sql`json_build_object('id', m.id, 'label', m.label, 'ref', m.ref)`;
+
+/**
+ * A member report became visible in search (published or relisted): `watchlist.match` to every
+ * other company watching one of its identifiers, once per watchlist entry and report (a relist
+ * tells the entries that matched before with `submission.relisted` instead).
+ */
+export async function raiseReportVisible(db: Db, reportId: string): Promise<void> {
+  await insertEvents(
+    db,
+    sql`with m as (${REPORT_MATCHES(reportId)}), r as (
+        select r.id, r.company_id, r.fraud_type, c.business_name from reports r
+        join companies c on c.id = r.company_id where r.id = ${reportId}
+      )
+      select m.company_id, 'watchlist.match' as type, r.id as report_id, m.id as entry_id,
+        json_build_object('watchlistEntry', ${entryJson}, 'report', json_build_object(
+          'id', r.id, 'kind', 'report', 'fraudType', r.fraud_type, 'reportingCompany', r.business_name)) as payload
+      from m cross join r
+      where m.company_id <> r.company_id and not exists (
+        select 1 from webhook_events e where e.report_id = r.id and e.watchlist_entry_id = m.id and e.type = 'watchlist.match')`,
+  );
+}
+
+/** A public report was published: `watchlist.match` to every company watching one of its identifiers. */
+export async function raisePublicReportVisible(db: Db, publicReportId: string): Promise<void> {
+  await insertEvents(
+    db,
+    sql`with m as (${PUBLIC_REPORT_MATCHES(publicReportId)}), r as (
+        select id, fraud_type from public_reports where id = ${publicReportId}
+      )
+      select m.company_id, 'watchlist.match' as type, r.id as report_id, m.id as entry_id,
+        json_build_object('watchlistEntry', ${entryJson}, 'report', json_build_object(
+          'id', r.id, 'kind', 'public_report', 'fraudType', r.fraud_type, 'reportingCompany', null)) as payload
+      from m cross join r
+      where not exists (
+        select 1 from webhook_events e where e.report_id = r.id and e.watchlist_entry_id = m.id and e.type = 'watchlist.match')`,
+  );
+}
+
+/**
+ * A member report left the list or came back: `submission.exited` / `submission.relisted` to each
+ * watchlist entry that matched it earlier (so a bank can clear or restore its flag).
+ */
+export async function raiseListingChange(
+  db: Db,
+  reportId: string,
+  type: 'submission.exited' | 'submission.relisted',
+): Promise<void> {
+  await insertEvents(
+    db,
+    sql`with m as (
+        select w.id, w.company_id, w.label, w.ref from webhook_events e
+        join watchlist_entries w on w.id = e.watchlist_entry_id
+        where e.report_id = ${reportId} and e.type = 'watchlist.match'
+      ), r as (
+        select r.id, r.fraud_type, r.exit_list_reason, c.business_name from reports r
+        join companies c on c.id = r.company_id where r.id = ${reportId}
+      )
+      select m.company_id, ${type}::text as type, r.id as report_id, m.id as entry_id,
+        json_build_object('watchlistEntry', ${entryJson}, 'report', json_build_object(
+          'id', r.id, 'kind', 'report', 'fraudType', r.fraud_type, 'reportingCompany', r.business_name)) as payload
+      from m cross join r`,
+  );
+}
+
+/**
+ * For a statement that takes reports off the list in bulk (the listing-expiry job): CTEs to append
+ * after its CTE `gone` (returning the reports' `id`), writing `submission.exited` to every watchlist
+ * entry that matched them earlier, with their deliveries, in the same statement.
+ */
+export function exitedWatchersCtes(gone: string): RawBuilder<unknown> {
+  const rel = sql.raw(gone);
+  return sql`, exit_events as (
+      insert into webhook_events (id, company_id, type, report_id, watchlist_entry_id, payload)
+      select gen_random_uuid(), w.company_id, 'submission.exited', r.id, w.id, json_build_object(
+        'watchlistEntry', json_build_object('id', w.id, 'label', w.label, 'ref', w.ref),
+        'report', json_build_object('id', r.id, 'kind', 'report', 'fraudType', r.fraud_type, 'reportingCompany', c.business_name)
+      )::jsonb
+      from ${rel} g join reports r on r.id = g.id join companies c on c.id = r.company_id
+      join webhook_events e on e.report_id = g.id and e.type = 'watchlist.match'
+      join watchlist_entries w on w.id = e.watchlist_entry_id
+      returning id, company_id, type
+    ), exit_deliveries as (
+      insert into webhook_deliveries (id, event_id, endpoint_id)
+      select gen_random_uuid(), x.id, ep.id from exit_events x
+      join webhook_endpoints ep on ep.company_id = x.company_id and ep.status = 'active' and x.type = any(ep.events)
+    )`;
+}
+
+/**
+ * A public report was published: `public_report.published` to the member linked to the bank its
+ * `financialInstitution` names (by the bank list's name or slug, case-insensitively).
+ */
+export async function raisePublicReportPublished(db: Db, publicReportId: string): Promise<void> {
+  await insertEvents(
+    db,
+    sql`select c.company_id, 'public_report.published' as type, p.id as report_id, null::uuid as entry_id,
+        json_build_object('publicReport', json_build_object('id', p.id, 'fraudType', p.fraud_type,
+          'financialInstitution', p.financial_institution, 'bank', json_build_object('name', b.name, 'slug', b.slug))) as payload
+      from public_reports p
+      join banks b on lower(b.name) = lower(p.financial_institution) or b.slug = lower(p.financial_institution)
+      join company_banks c on c.bank_id = b.id
+      where p.id = ${publicReportId}`,
+  );
+}
+
+/** Writes the rows `select` yields (company_id, type, report_id, entry_id, payload) and their deliveries. */
+async function insertEvents(db: Db, select: RawBuilder<unknown>): Promise<void> {
+  await sql`with ins as (
+      insert into webhook_events (id, company_id, type, report_id, watchlist_entry_id, payload)
+      select gen_random_uuid(), s.company_id, s.type, s.report_id, s.entry_id, s.payload::jsonb from (${select}) s
+      returning id, company_id, type
+    )
+    -- A statement cannot see rows its own CTE inserted, so the deliveries join the RETURNING rows.
+    insert into webhook_deliveries (id, event_id, endpoint_id)
+    select gen_random_uuid(), ins.id, ep.id from ins
+    join webhook_endpoints ep on ep.company_id = ins.company_id and ep.status = 'active' and ins.type = any(ep.events)`.execute(
+    db,
+  );
+}

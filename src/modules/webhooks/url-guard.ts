@@ -1,0 +1,68 @@
+import { lookup } from 'node:dns/promises';
+import ipaddr from 'ipaddr.js';
+
+/** Where a webhook may be sent: the address it resolved to, pinned for the connection. */
+export interface ResolvedTarget {
+  url: URL;
+  address: string;
+  family: 4 | 6;
+}
+
+export type GuardResult = { ok: true; target: ResolvedTarget } | { ok: false; reason: string };
+
+/** The ipaddr.js ranges a webhook may reach; everything else (loopback, private, link-local, ...) is refused. */
+const PUBLIC_RANGES = new Set(['unicast']);
+/** Cloud metadata services that sit on otherwise ordinary-looking ranges. */
+const METADATA = ['169.254.169.254', '169.254.170.2', '100.100.100.200', 'fd00:ec2::254'];
+
+/** Why `address` may not be reached, or null when it is a public unicast address. */
+export function refusedAddressReason(address: string): string | null {
+  if (!ipaddr.isValid(address)) return 'is not an IP address';
+  let parsed = ipaddr.parse(address);
+  // An IPv4-mapped IPv6 address (::ffff:10.0.0.1) is judged as the IPv4 address it carries.
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  }
+  if (METADATA.includes(parsed.toNormalizedString()) || METADATA.includes(parsed.toString())) {
+    return 'is a cloud metadata address';
+  }
+  const range = parsed.range();
+  return PUBLIC_RANGES.has(range) ? null : `is a ${range} address`;
+}
+
+/**
+ * The server-side request forgery guard, run at registration and before every delivery: the URL
+ * must be https, and every address its host resolves to must be public. The first address is
+ * returned so the connection goes to it (a DNS answer that changes between check and connect
+ * cannot switch the target). `allowPrivate` (REDFLAG_WEBHOOK_ALLOW_PRIVATE) lifts both rules.
+ */
+export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promise<GuardResult> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, reason: 'must be an absolute URL' };
+  }
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
+    return { ok: false, reason: 'must use https' };
+  }
+  if (url.username || url.password) return { ok: false, reason: 'must not carry credentials' };
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  let addresses: Array<{ address: string; family: number }>;
+  try {
+    addresses = ipaddr.isValid(host)
+      ? [{ address: host, family: ipaddr.parse(host).kind() === 'ipv6' ? 6 : 4 }]
+      : await lookup(host, { all: true, verbatim: true });
+  } catch {
+    return { ok: false, reason: `host ${host} does not resolve` };
+  }
+  if (addresses.length === 0) return { ok: false, reason: `host ${host} does not resolve` };
+  if (!allowPrivate) {
+    for (const { address } of addresses) {
+      const why = refusedAddressReason(address);
+      if (why) return { ok: false, reason: `must not resolve to a private address: ${address} ${why}` };
+    }
+  }
+  const first = addresses[0] as { address: string; family: number };
+  return { ok: true, target: { url, address: first.address, family: first.family === 6 ? 6 : 4 } };
+}

@@ -1,0 +1,231 @@
+import { randomUUID } from 'node:crypto';
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Crypto } from '../../crypto/load-crypto.js';
+import type { Database, WebhookEndpointStatus, WebhookEndpointsTable } from '../../db/schema.js';
+import { AppError } from '../../http/errors.js';
+import type { Clock } from '../../jobs/clock.js';
+import { isUuid } from '../ids.js';
+import { newWebhookSecret } from './signing.js';
+import { checkWebhookUrl } from './url-guard.js';
+import { PREVIOUS_SECRET_LABEL, secretContext } from './webhook-secrets.js';
+
+export const MAX_ENDPOINTS_PER_COMPANY = 10;
+export const DEFAULT_OVERLAP_HOURS = 24;
+
+export interface WebhookView {
+  id: string;
+  url: string;
+  events: string[];
+  status: WebhookEndpointStatus;
+  disabledAt: string | null;
+  /** Until when the previous secret still signs too (after a rotation). */
+  previousSecretUntil: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+
+export function toView(row: Selectable<WebhookEndpointsTable>): WebhookView {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    status: row.status,
+    disabledAt: iso(row.disabled_at),
+    previousSecretUntil: iso(row.previous_secret_until),
+    createdAt: iso(row.created_at) as string,
+    updatedAt: iso(row.updated_at) as string,
+  };
+}
+
+/** A company's webhook endpoints: registration (SSRF-guarded), secrets shown once, rotation, the delivery log. */
+export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Crypto; clock: Clock; allowPrivate: boolean }) {
+  const { db, crypto, clock, allowPrivate } = deps;
+
+  async function guard(url: string): Promise<void> {
+    const result = await checkWebhookUrl(url, allowPrivate);
+    if (!result.ok) throw AppError.validation([{ field: 'url', message: result.reason }]);
+  }
+
+  async function own(companyId: string, id: string) {
+    const row = isUuid(id)
+      ? await db
+          .selectFrom('webhook_endpoints')
+          .selectAll()
+          .where('id', '=', id.toLowerCase())
+          .where('company_id', '=', companyId)
+          .executeTakeFirst()
+      : undefined;
+    if (!row) throw AppError.notFound('Webhook endpoint not found');
+    return row;
+  }
+
+  return {
+    async create(companyId: string, input: { url: string; events: string[] }) {
+      await guard(input.url);
+      const count = await db
+        .selectFrom('webhook_endpoints')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .where('company_id', '=', companyId)
+        .executeTakeFirstOrThrow();
+      if (count.n >= MAX_ENDPOINTS_PER_COMPANY) {
+        throw new AppError('INVALID_STATE', `A company may have at most ${MAX_ENDPOINTS_PER_COMPANY} webhook endpoints`);
+      }
+      const id = randomUUID();
+      const secret = newWebhookSecret();
+      const row = await db
+        .insertInto('webhook_endpoints')
+        .values({
+          id,
+          company_id: companyId,
+          url: input.url,
+          events: [...new Set(input.events)],
+          secret_token: crypto.keyring.seal(secret, secretContext(companyId, id)),
+          previous_secret_token: null,
+          previous_secret_until: null,
+          failing_since: null,
+          disabled_at: null,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { ...toView(row), secret };
+    },
+
+    async list(companyId: string): Promise<WebhookView[]> {
+      const rows = await db
+        .selectFrom('webhook_endpoints')
+        .selectAll()
+        .where('company_id', '=', companyId)
+        .orderBy('created_at')
+        .execute();
+      return rows.map(toView);
+    },
+
+    get: async (companyId: string, id: string) => toView(await own(companyId, id)),
+
+    /** Changes the URL or events; `enabled: true` re-enables a disabled endpoint (its pending deliveries resume). */
+    async update(companyId: string, id: string, input: { url?: string; events?: string[]; enabled?: boolean }) {
+      const row = await own(companyId, id);
+      if (input.url !== undefined) await guard(input.url);
+      const updated = await db
+        .updateTable('webhook_endpoints')
+        .set({
+          ...(input.url !== undefined ? { url: input.url } : {}),
+          ...(input.events !== undefined ? { events: [...new Set(input.events)] } : {}),
+          ...(input.enabled === true ? { status: 'active' as const, disabled_at: null, failing_since: null } : {}),
+          ...(input.enabled === false ? { status: 'disabled' as const, disabled_at: clock.now() } : {}),
+          updated_at: sql`now()`,
+        })
+        .where('id', '=', row.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toView(updated);
+    },
+
+    async remove(companyId: string, id: string): Promise<void> {
+      const row = await own(companyId, id);
+      await db.deleteFrom('webhook_endpoints').where('id', '=', row.id).execute();
+    },
+
+    /** A new secret, shown once; the old one keeps signing (beside it) for `overlapHours`. */
+    async rotateSecret(companyId: string, id: string, overlapHours = DEFAULT_OVERLAP_HOURS) {
+      const row = await own(companyId, id);
+      const secret = newWebhookSecret();
+      const current = crypto.keyring.open(row.secret_token, secretContext(companyId, row.id));
+      const updated = await db
+        .updateTable('webhook_endpoints')
+        .set({
+          secret_token: crypto.keyring.seal(secret, secretContext(companyId, row.id)),
+          previous_secret_token:
+            overlapHours > 0 ? crypto.keyring.seal(current, secretContext(companyId, row.id, PREVIOUS_SECRET_LABEL)) : null,
+          previous_secret_until: overlapHours > 0 ? new Date(clock.now().getTime() + overlapHours * 3600_000) : null,
+          updated_at: sql`now()`,
+        })
+        .where('id', '=', row.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { ...toView(updated), secret };
+    },
+
+    /** The endpoint's deliveries, newest first, each with its attempts (attempt, status code, latency, error). */
+    async deliveries(companyId: string, id: string, query: { page: number; limit: number }) {
+      const endpoint = await own(companyId, id);
+      const [rows, total] = await Promise.all([
+        db
+          .selectFrom('webhook_deliveries as d')
+          .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+          .select([
+            'd.id',
+            'd.status',
+            'd.attempts',
+            'd.next_attempt_at',
+            'd.delivered_at',
+            'd.created_at',
+            'e.id as event_id',
+            'e.type',
+          ])
+          .where('d.endpoint_id', '=', endpoint.id)
+          .orderBy('d.created_at', 'desc')
+          .orderBy('d.id')
+          .limit(query.limit)
+          .offset((query.page - 1) * query.limit)
+          .execute(),
+        db
+          .selectFrom('webhook_deliveries')
+          .select(sql<number>`count(*)::int`.as('n'))
+          .where('endpoint_id', '=', endpoint.id)
+          .executeTakeFirstOrThrow(),
+      ]);
+      const ids = rows.map((r) => r.id);
+      const attempts =
+        ids.length === 0
+          ? []
+          : await db
+              .selectFrom('webhook_attempts')
+              .selectAll()
+              .where('delivery_id', 'in', ids)
+              .orderBy('delivery_id')
+              .orderBy('attempt')
+              .execute();
+      const data = rows.map((r) => ({
+        id: r.id,
+        eventId: r.event_id,
+        type: r.type,
+        status: r.status,
+        attempts: r.attempts,
+        nextAttemptAt: r.status === 'pending' ? iso(r.next_attempt_at) : null,
+        deliveredAt: iso(r.delivered_at),
+        createdAt: iso(r.created_at) as string,
+        log: attempts
+          .filter((a) => a.delivery_id === r.id)
+          .map((a) => ({
+            attempt: a.attempt,
+            statusCode: a.status_code,
+            latencyMs: a.latency_ms,
+            error: a.error,
+            at: iso(a.created_at) as string,
+          })),
+      }));
+      return { data, meta: { total: total.n, page: query.page, limit: query.limit } };
+    },
+
+    /** Sends a delivery again soon (delivered, failed or pending alike); the same `webhook-id` is repeated. */
+    async redeliver(companyId: string, id: string, deliveryId: string): Promise<{ id: string; status: string }> {
+      const endpoint = await own(companyId, id);
+      const updated = isUuid(deliveryId)
+        ? await db
+            .updateTable('webhook_deliveries')
+            .set({ status: 'pending', next_attempt_at: clock.now(), locked_until: null })
+            .where('id', '=', deliveryId.toLowerCase())
+            .where('endpoint_id', '=', endpoint.id)
+            .returning(['id', 'status'])
+            .executeTakeFirst()
+        : undefined;
+      if (!updated) throw AppError.notFound('Delivery not found');
+      return updated;
+    },
+  };
+}
+
+export type WebhooksService = ReturnType<typeof createWebhooksService>;

@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProxyMode } from '../chaos/tcp-proxy.js';
+import { createCompany, key } from './helpers/principals.js';
+import { buildProxiedApp, type ProxiedApp } from './helpers/proxied-database.js';
+import { reportBody } from './helpers/reports.js';
+import { serverUrl } from './helpers/test-database.js';
+
+/**
+ * Database faults on the server engine, through a proxy of this file's own (port 4110): the shared
+ * PostgreSQL is never stopped. Any unhandled 'error' event or rejection here fails the run, as it
+ * would have ended the service's process.
+ */
+describe.runIf(serverUrl)('a database fault', () => {
+  let t: ProxiedApp;
+  let apiKey: string;
+
+  beforeAll(async () => {
+    t = await buildProxiedApp(4110);
+    apiKey = (await createCompany(t)).apiKey;
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const create = () =>
+    t.app.inject({ method: 'POST', url: '/api/v1/external/reports', headers: key(apiKey), payload: reportBody() });
+  const ready = () => t.app.inject({ method: 'GET', url: '/readyz' });
+
+  function expectUnavailable(res: Awaited<ReturnType<typeof create>>) {
+    expect(res.statusCode, res.body).toBe(503);
+    expect(res.json()).toMatchObject({ success: false, data: { code: 'UNAVAILABLE', requestId: expect.any(String) } });
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+  }
+
+  it.each<ProxyMode>(['refuse', 'reset', 'blackhole'])(
+    'answers 503 UNAVAILABLE with Retry-After while the link is %s, and the first request after it is back succeeds',
+    async (mode) => {
+      expect((await create()).statusCode).toBe(201);
+      await t.proxy.setMode(mode);
+      expectUnavailable(await create());
+      expectUnavailable(await ready());
+      // /readyz failing again and again is one warning, never an error line per probe.
+      await ready();
+      expect(t.logLines.filter((line) => line.includes('"level":50'))).toEqual([]);
+      await t.proxy.setMode('pass');
+      expect((await create()).statusCode).toBe(201);
+      expect((await ready()).statusCode).toBe(200);
+    },
+  );
+
+  it('keeps serving while its backends are terminated again and again', async () => {
+    const statuses: number[] = [];
+    for (let round = 0; round < 15; round++) {
+      const burst = Array.from({ length: 6 }, () => create());
+      await t.terminateBackends();
+      for (const res of await Promise.all(burst)) {
+        statuses.push(res.statusCode);
+        if (res.statusCode !== 201) expectUnavailable(res);
+      }
+    }
+    expect(statuses.every((s) => s === 201 || s === 503)).toBe(true);
+    expect((await create()).statusCode).toBe(201);
+  });
+});

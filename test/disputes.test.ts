@@ -1,0 +1,289 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { movableClock } from './helpers/clock.js';
+import { localPhone } from './helpers/identifiers.js';
+import { createCompany, createOperator, key } from './helpers/principals.js';
+import { createReport, search } from './helpers/reports.js';
+import { buildTestApp, type TestApp } from './helpers/test-app.js';
+import { pathOf, uploadedUrl } from './helpers/uploads.js';
+
+const clock = movableClock();
+let t: TestApp;
+let owner: Awaited<ReturnType<typeof createCompany>>;
+let disputer: Awaited<ReturnType<typeof createCompany>>;
+let stranger: Awaited<ReturnType<typeof createCompany>>;
+let operator: Awaited<ReturnType<typeof createOperator>>;
+
+const DISPUTES = '/api/v1/external/disputes';
+const REASON = 'Our customer proved their identity in branch; the account was opened by them and never used for fraud.';
+const STATEMENT = 'We reviewed the case again: the funds were moved to this account within minutes of the compromise.';
+
+beforeAll(async () => {
+  t = await buildTestApp({ clock, config: { jobTickSeconds: 0, disputeResponseDays: 14 } });
+  owner = await createCompany(t);
+  disputer = await createCompany(t);
+  stranger = await createCompany(t);
+  operator = await createOperator(t);
+});
+afterAll(() => t.close());
+
+const post = (apiKey: string, url: string, payload?: object) =>
+  t.app.inject({ method: 'POST', url, headers: key(apiKey), ...(payload ? { payload } : {}) });
+
+async function listedReport(phone = localPhone()) {
+  const report = await createReport(t, owner.apiKey, { identifiers: [{ label: 'phone', value: phone }] });
+  return { ...report, phone };
+}
+
+async function openDispute(reportId: string, apiKey = disputer.apiKey) {
+  const res = await post(apiKey, DISPUTES, { reportId, reason: REASON });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().data.dispute;
+}
+
+async function auditActions(companyId: string, reportId: string) {
+  const rows = await t.database.db
+    .selectFrom('audit_events')
+    .select('action')
+    .where('company_id', '=', companyId)
+    .where('report_id', '=', reportId)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => r.action);
+}
+
+describe('opening a dispute', () => {
+  it('answers 201 with the deadline, tells the owner, and lists it on both sides', async () => {
+    const report = await listedReport();
+    const res = await post(disputer.apiKey, DISPUTES, { reportId: report.id, reason: REASON });
+    expect(res.statusCode, res.body).toBe(201);
+    const dispute = res.json().data.dispute;
+    expect(dispute).toMatchObject({ reportId: report.id, status: 'open', raisedByOperator: false });
+    expect(Date.parse(dispute.respondBy) - Date.parse(dispute.openedAt)).toBe(14 * 86_400_000);
+
+    expect(await auditActions(owner.companyId, report.id)).toEqual(['create', 'dispute_open', 'submission.disputed']);
+    expect(await auditActions(disputer.companyId, report.id)).toEqual(['dispute_open']);
+
+    const raised = await t.app.inject({ url: `${DISPUTES}?side=raised&status=open`, headers: key(disputer.apiKey) });
+    expect(raised.json().data.data.map((d: { id: string }) => d.id)).toContain(dispute.id);
+    const received = await t.app.inject({ url: `${DISPUTES}?side=received`, headers: key(owner.apiKey) });
+    expect(received.json().data.data.map((d: { id: string }) => d.id)).toContain(dispute.id);
+    const none = await t.app.inject({ url: `${DISPUTES}?side=received`, headers: key(disputer.apiKey) });
+    expect(none.json().data.data.map((d: { id: string }) => d.id)).not.toContain(dispute.id);
+  });
+
+  it('allows one unresolved dispute per report and disputing company (409), another company may still dispute', async () => {
+    const report = await listedReport();
+    await openDispute(report.id);
+    const again = await post(disputer.apiKey, DISPUTES, { reportId: report.id, reason: REASON });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().data.code).toBe('INVALID_STATE');
+    await openDispute(report.id, stranger.apiKey);
+  });
+
+  it('refuses its own report (409), an exited report (409), a draft or unknown id (404), a foreign identifier id (400)', async () => {
+    const report = await listedReport();
+    expect((await post(owner.apiKey, DISPUTES, { reportId: report.id, reason: REASON })).statusCode).toBe(409);
+    const draft = await createReport(t, owner.apiKey, { status: 'draft' });
+    const hidden = await post(disputer.apiKey, DISPUTES, { reportId: draft.id, reason: REASON });
+    const random = await post(disputer.apiKey, DISPUTES, { reportId: crypto.randomUUID(), reason: REASON });
+    expect(hidden.statusCode).toBe(404);
+    expect(hidden.json().message).toBe(random.json().message);
+    const bad = await post(disputer.apiKey, DISPUTES, {
+      reportId: report.id,
+      reason: REASON,
+      identifierIds: [crypto.randomUUID()],
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().data.errors[0].field).toBe('identifierIds/0');
+    const exited = await listedReport();
+    await post(owner.apiKey, `/api/v1/external/reports/submissions/${exited.id}/exit`, { reason: 'Closed after review' });
+    expect((await post(disputer.apiKey, DISPUTES, { reportId: exited.id, reason: REASON })).statusCode).toBe(409);
+  });
+
+  it('carries up to 3 evidence files of the disputing company, as signed links both sides can open', async () => {
+    const report = await listedReport();
+    const url = await uploadedUrl(t, disputer.apiKey);
+    const res = await post(disputer.apiKey, DISPUTES, { reportId: report.id, reason: REASON, attachments: [url] });
+    expect(res.statusCode, res.body).toBe(201);
+    const dispute = res.json().data.dispute;
+    const read = await t.app.inject({ url: `${DISPUTES}/${dispute.id}`, headers: key(owner.apiKey) });
+    const [link] = read.json().data.dispute.attachments;
+    expect((await t.app.inject({ url: pathOf(link) })).statusCode).toBe(200);
+    // Another company's upload is refused, naming the field.
+    const foreign = await uploadedUrl(t, stranger.apiKey);
+    const other = await listedReport();
+    const refused = await post(disputer.apiKey, DISPUTES, { reportId: other.id, reason: REASON, attachments: [foreign] });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().data.errors[0].field).toBe('attachments/0');
+  });
+
+  it("never shows the owner's identifier values to the disputing company", async () => {
+    const report = await listedReport();
+    const dispute = await openDispute(report.id);
+    const read = await t.app.inject({ url: `${DISPUTES}/${dispute.id}`, headers: key(disputer.apiKey) });
+    expect(read.statusCode).toBe(200);
+    expect(read.body).not.toContain(report.phone.slice(1));
+    const decode = await t.app.inject({
+      url: `/api/v1/external/reports/submissions/${report.id}/decode`,
+      headers: key(disputer.apiKey),
+    });
+    expect(decode.statusCode).toBe(404);
+    // A company on neither side gets the 404 of a random id.
+    const foreign = await t.app.inject({ url: `${DISPUTES}/${dispute.id}`, headers: key(stranger.apiKey) });
+    const random = await t.app.inject({ url: `${DISPUTES}/${crypto.randomUUID()}`, headers: key(stranger.apiKey) });
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json().message).toBe(random.json().message);
+  });
+});
+
+describe("the owner's answer", () => {
+  it('uphold with a statement; every impossible step after it is 409, a wrong side 403 or 404', async () => {
+    const report = await listedReport();
+    const dispute = await openDispute(report.id);
+    expect((await post(disputer.apiKey, `${DISPUTES}/${dispute.id}/uphold`, { statement: STATEMENT })).statusCode).toBe(403);
+    expect((await post(stranger.apiKey, `${DISPUTES}/${dispute.id}/uphold`, { statement: STATEMENT })).statusCode).toBe(404);
+    expect((await post(owner.apiKey, `${DISPUTES}/${dispute.id}/uphold`, { statement: 'too short' })).statusCode).toBe(400);
+    expect((await post(disputer.apiKey, `${DISPUTES}/${dispute.id}/escalate`)).statusCode).toBe(409);
+    const res = await post(owner.apiKey, `${DISPUTES}/${dispute.id}/uphold`, { statement: STATEMENT });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data.dispute).toMatchObject({ status: 'upheld', ownerStatement: STATEMENT });
+    expect((await post(owner.apiKey, `${DISPUTES}/${dispute.id}/uphold`, { statement: STATEMENT })).statusCode).toBe(409);
+    expect(
+      (
+        await post(operator.apiKey, `/api/v1/admin/disputes/${dispute.id}/decide`, {
+          outcome: 'keep',
+          reason: 'Not escalated yet',
+        })
+      ).statusCode,
+    ).toBe(409);
+    expect(await auditActions(disputer.companyId, report.id)).toEqual(['dispute_open', 'dispute_uphold']);
+  });
+
+  it('exit takes the report off the list with the reason; the dispute is closed', async () => {
+    const report = await listedReport();
+    const dispute = await openDispute(report.id);
+    const res = await post(owner.apiKey, `${DISPUTES}/${dispute.id}/exit`, { reason: 'Customer identity confirmed' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data.dispute.status).toBe('exited');
+    const read = await t.app.inject({ url: `/api/v1/external/reports/submissions/${report.id}`, headers: key(owner.apiKey) });
+    expect(read.json().data.report).toMatchObject({ listingStatus: 'exited', exitListReason: 'Customer identity confirmed' });
+    expect((await search(t, disputer.apiKey, 'phone', report.phone)).json().data.reports).toEqual([]);
+    expect(
+      (await post(owner.apiKey, `${DISPUTES}/${dispute.id}/exit`, { reason: 'Customer identity confirmed' })).statusCode,
+    ).toBe(409);
+    expect((await post(owner.apiKey, `${DISPUTES}/${dispute.id}/uphold`, { statement: STATEMENT })).statusCode).toBe(409);
+    expect(await auditActions(owner.companyId, report.id)).toEqual([
+      'create',
+      'dispute_open',
+      'submission.disputed',
+      'exit',
+      'submission.exited',
+      'dispute_exit',
+    ]);
+  });
+});
+
+describe('escalation and the operators', () => {
+  async function upheld() {
+    const report = await listedReport();
+    const dispute = await openDispute(report.id);
+    await post(owner.apiKey, `${DISPUTES}/${dispute.id}/uphold`, { statement: STATEMENT });
+    return { report, dispute };
+  }
+
+  it('either side escalates an upheld dispute once; an operator keeps the report', async () => {
+    const { report, dispute } = await upheld();
+    expect((await post(stranger.apiKey, `${DISPUTES}/${dispute.id}/escalate`)).statusCode).toBe(404);
+    const res = await post(owner.apiKey, `${DISPUTES}/${dispute.id}/escalate`);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data.dispute.status).toBe('escalated');
+    expect((await post(disputer.apiKey, `${DISPUTES}/${dispute.id}/escalate`)).statusCode).toBe(409);
+    const queue = await t.app.inject({ url: '/api/v1/admin/disputes?status=escalated', headers: key(operator.apiKey) });
+    expect(queue.json().data.data.map((d: { id: string }) => d.id)).toContain(dispute.id);
+    expect(
+      (await post(disputer.apiKey, `/api/v1/admin/disputes/${dispute.id}/decide`, { outcome: 'keep', reason: 'x'.repeat(20) }))
+        .statusCode,
+    ).toBe(403);
+    const kept = await post(operator.apiKey, `/api/v1/admin/disputes/${dispute.id}/decide`, {
+      outcome: 'keep',
+      reason: 'The evidence supports the listing',
+    });
+    expect(kept.statusCode, kept.body).toBe(200);
+    expect(kept.json().data.dispute).toMatchObject({ status: 'kept', decisionReason: 'The evidence supports the listing' });
+    expect((await search(t, disputer.apiKey, 'phone', report.phone)).json().data.reports).toHaveLength(1);
+    expect(
+      (
+        await post(operator.apiKey, `/api/v1/admin/disputes/${dispute.id}/decide`, {
+          outcome: 'remove',
+          reason: 'Changed our mind',
+        })
+      ).statusCode,
+    ).toBe(409);
+    expect(await auditActions(disputer.companyId, report.id)).toEqual([
+      'dispute_open',
+      'dispute_uphold',
+      'dispute_escalate',
+      'dispute_keep',
+    ]);
+  });
+
+  it('an operator removes the report with its reason', async () => {
+    const { report, dispute } = await upheld();
+    await post(disputer.apiKey, `${DISPUTES}/${dispute.id}/escalate`);
+    const res = await post(operator.apiKey, `/api/v1/admin/disputes/${dispute.id}/decide`, {
+      outcome: 'remove',
+      reason: 'Identity theft victim, confirmed',
+    });
+    expect(res.json().data.dispute.status).toBe('removed');
+    const read = await t.app.inject({ url: `/api/v1/external/reports/submissions/${report.id}`, headers: key(owner.apiKey) });
+    expect(read.json().data.report).toMatchObject({
+      listingStatus: 'exited',
+      exitListReason: 'Identity theft victim, confirmed',
+    });
+  });
+
+  it('an operator may open a dispute too (no attachments)', async () => {
+    const report = await listedReport();
+    const dispute = await openDispute(report.id, operator.apiKey);
+    expect(dispute).toMatchObject({ raisedByOperator: true, disputingCompany: null });
+  });
+});
+
+describe('the deadline', () => {
+  it('an unanswered dispute takes the report off the list when the timeout job runs past respondBy; twice is harmless', async () => {
+    const report = await listedReport();
+    const dispute = await openDispute(report.id);
+    const answered = await openDispute((await listedReport()).id);
+    await post(owner.apiKey, `${DISPUTES}/${answered.id}/uphold`, { statement: STATEMENT });
+
+    clock.advanceDays(13);
+    await t.app.jobs.runNow('disputes.timeout');
+    let read = await t.app.inject({ url: `${DISPUTES}/${dispute.id}`, headers: key(owner.apiKey) });
+    expect(read.json().data.dispute.status).toBe('open');
+
+    clock.advanceDays(2);
+    const first = await t.app.jobs.runNow('disputes.timeout');
+    expect(first).toMatchObject({ ran: true });
+    expect(first.items).toBeGreaterThanOrEqual(1);
+    const second = await t.app.jobs.runNow('disputes.timeout');
+    expect(second).toMatchObject({ ran: true, items: 0 });
+    clock.reset();
+
+    read = await t.app.inject({ url: `${DISPUTES}/${dispute.id}`, headers: key(disputer.apiKey) });
+    expect(read.json().data.dispute.status).toBe('timed_out');
+    const upheldStill = await t.app.inject({ url: `${DISPUTES}/${answered.id}`, headers: key(disputer.apiKey) });
+    expect(upheldStill.json().data.dispute.status).toBe('upheld');
+    const sub = await t.app.inject({ url: `/api/v1/external/reports/submissions/${report.id}`, headers: key(owner.apiKey) });
+    expect(sub.json().data.report).toMatchObject({ listingStatus: 'exited', exitListReason: 'Dispute not answered in time' });
+    expect((await post(owner.apiKey, `${DISPUTES}/${dispute.id}/uphold`, { statement: STATEMENT })).statusCode).toBe(409);
+    expect(await auditActions(owner.companyId, report.id)).toEqual([
+      'create',
+      'dispute_open',
+      'submission.disputed',
+      'exit',
+      'submission.exited',
+      'dispute_time_out',
+    ]);
+    expect(await auditActions(disputer.companyId, report.id)).toEqual(['dispute_open', 'dispute_time_out']);
+  });
+});

@@ -1,0 +1,54 @@
+/// <reference lib="dom" />
+// Debian's Chromium driven by playwright-core; absent on a fresh machine, where the browser suites skip with one line.
+import fs from 'node:fs';
+import { AxeBuilder } from '@axe-core/playwright';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const hasChromium = fs.existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`e2e: no Chromium at ${CHROMIUM} (apt-get install chromium); browser tests skipped`);
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    // Without the background-networking flags Chromium stalls on a closed network.
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** axe-core's serious and critical findings on the page as it is now (WCAG 2.1 A/AA rules). */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** True when nothing on the page is wider than the window (usable at 360 px without sideways scrolling). */
+export function fitsWidth(page: Page): Promise<boolean> {
+  return page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+}
+
+/** Screenshots for the README, written only when asked (`npm run screenshots`), so a test run leaves the tree clean. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  if (process.env.REDFLAG_SCREENSHOTS !== '1') return;
+  await page.screenshot({ path: new URL(`../../docs/screenshots/${name}.png`, import.meta.url).pathname, fullPage: true });
+}
+
+/** Moves focus with the Tab key alone until it reaches `selector`. */
+export async function tabTo(page: Page, selector: string, limit = 60): Promise<void> {
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
+  }
+  throw new Error(`Tab never reached ${selector}`);
+}

@@ -1,0 +1,165 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { totpCode } from '../../src/modules/users/totp.js';
+import { accept, invite, PASSWORD, testClock } from '../helpers/people.js';
+import { createCompany, key } from '../helpers/principals.js';
+import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { engine } from '../helpers/test-database.js';
+import { fitsWidth, hasChromium, launchChromium, screenshot, seriousViolations, tabTo } from './browser.js';
+
+const PORT = 4803;
+const base = `http://127.0.0.1:${PORT}`;
+// The app's clock starts at the real time, so the codes an authenticator app would show are the ones it accepts.
+const clock = testClock(Date.now());
+let t: TestApp;
+let browser: Browser;
+let page: Page;
+let company: Awaited<ReturnType<typeof createCompany>>;
+let person: Awaited<ReturnType<typeof invite>>;
+let secret = '';
+
+describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
+  beforeAll(async () => {
+    t = await buildTestApp({ config: { publicUrl: base }, now: clock.now });
+    await t.app.listen({ port: PORT, host: '127.0.0.1' });
+    company = await createCompany(t, { businessName: 'Acme Microfinance Bank' });
+    person = await invite(t, { companyId: company.companyId }, 'admin');
+    expect((await accept(t, person.token)).statusCode).toBe(200);
+    browser = await launchChromium();
+    page = await (await browser.newContext({ viewport: { width: 360, height: 780 } })).newPage();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('signs in, refusing a wrong password, then enrols the second factor', async () => {
+    await page.goto(base);
+    await expect.poll(() => page.isVisible('#view-sign-in')).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
+    await page.fill('#email', person.email);
+    await page.fill('#password', 'not the right password');
+    await page.click('#sign-in-form button[type=submit]');
+    await expect.poll(() => page.textContent('#sign-in-message')).not.toBe('');
+    await page.fill('#password', PASSWORD);
+    await page.click('#sign-in-form button[type=submit]');
+    await expect.poll(() => page.textContent('#totp-secret')).not.toBe('');
+    expect(await seriousViolations(page)).toEqual([]);
+    secret = (await page.textContent('#totp-secret')) as string;
+    await page.fill('#enrol-code', '000000');
+    await page.click('#enrol-form button[type=submit]');
+    await expect.poll(() => page.textContent('#enrol-message')).not.toBe('');
+    await page.fill('#enrol-code', totpCode(secret, clock.now()));
+    await page.click('#enrol-form button[type=submit]');
+    await expect.poll(() => page.locator('#recovery-codes li').count()).toBe(10);
+    await page.click('#enrol-done');
+    expect(await page.isVisible('#view-search')).toBe(true);
+  });
+
+  it('searches by POST and shows the answer at a glance, then the reports', async () => {
+    const filed = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/external/reports',
+      headers: key(company.apiKey),
+      payload: {
+        fraudType: 'romance_fraud',
+        fraudReason: 'Posed as a US army doctor on Instagram and collected ₦2.4m in "leave fees" from three customers.',
+        identifiers: [{ label: 'phone', value: '+2348031234567' }],
+      },
+    });
+    expect(filed.statusCode).toBe(201);
+    await page.selectOption('#search-label', 'phone');
+    await page.fill('#search-value', '0803 123 4567');
+    await page.click('#search-button');
+    await expect.poll(() => page.textContent('.verdict h2')).toBe('Reported 1 time');
+    expect(await page.textContent('#search-result')).toContain('Acme Microfinance Bank');
+    expect(page.url()).toBe(`${base}/`);
+    const ms = Number(await page.getAttribute('#search-result', 'data-render-ms'));
+    console.log(`e2e: search click → result on screen ${ms} ms (one report, ${engine} engine, shared 2-core machine)`);
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
+    await screenshot(page, 'search-result');
+  });
+
+  it('files a report with the keyboard alone, with the server’s messages beside the fields', async () => {
+    await tabTo(page, '[data-view=file]');
+    await page.keyboard.press('Enter');
+    await tabTo(page, '#identifier-0-value');
+    await page.keyboard.type('12');
+    await tabTo(page, '#file-reason');
+    await page.keyboard.type('Too short.');
+    expect(await page.textContent('#file-reason-count')).toContain('more needed');
+    await tabTo(page, '#file-form button[value=published]');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#file-form [aria-invalid=true]').count()).toBeGreaterThanOrEqual(1);
+    expect(await page.textContent('#file-form')).toMatch(/characters|phone/i);
+    await screenshot(page, 'file-report');
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
+
+    await page.focus('#identifier-0-value');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('0803 765 4321');
+    await tabTo(page, '#file-reason');
+    await page.keyboard.type(' The caller claimed to be from our fraud desk and talked the customer into sharing a token code.');
+    await tabTo(page, '#file-form button[value=published]');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.textContent('#file-message')).toContain('Published');
+    const list = await t.app.inject({ method: 'GET', url: '/api/v1/external/reports/submissions', headers: key(company.apiKey) });
+    expect(list.json().data.meta.total).toBe(2);
+  });
+
+  it('lists submissions with filters, reveals values on request, publishes a draft, exits and relists it', async () => {
+    const draft = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/external/reports',
+      headers: key(company.apiKey),
+      payload: {
+        status: 'draft',
+        fraudType: 'money_mule',
+        fraudReason: 'Account received transfers from four unrelated customers in an hour and sent them on at once.',
+        identifiers: [{ label: 'phone', value: '0803 000 0001' }],
+      },
+    });
+    expect(draft.statusCode).toBe(201);
+    await page.click('[data-view=submissions]');
+    await expect.poll(() => page.textContent('#submissions-count')).toContain('3 submissions');
+    await page.selectOption('#filter-status', 'draft');
+    await page.click('#submissions-filter button[type=submit]');
+    await expect.poll(() => page.textContent('#submissions-count')).toContain('1 submission ');
+    await page.click('#submissions-list button');
+    await expect.poll(() => page.textContent('#submission-identifiers')).toContain('hidden until revealed');
+    expect(await page.textContent('#submission-identifiers')).not.toContain('2348030000001');
+    await page.click('#reveal');
+    await expect.poll(() => page.textContent('#submission-identifiers')).toContain('+2348030000001');
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
+    await page.click('#publish-draft');
+    await expect.poll(() => page.textContent('#submission-message')).toBe('Published.');
+    await page.fill('#exit-reason', 'no');
+    await page.click('#exit-form button[type=submit]');
+    await expect.poll(() => page.getAttribute('#exit-reason', 'aria-invalid')).toBe('true');
+    await page.fill('#exit-reason', 'The customer proved the transfers were their own salary.');
+    await page.click('#exit-form button[type=submit]');
+    await expect.poll(() => page.textContent('#submission-message')).toBe('Taken off the list.');
+    await page.click('#relist');
+    await expect.poll(() => page.textContent('#submission-message')).toBe('Back on the list.');
+  });
+
+  it('sends a person whose session has expired back to sign in, saying why; signing in again asks for the code', async () => {
+    await page.click('[data-view=search]');
+    clock.advance(31 * 60_000);
+    await page.fill('#search-value', '0803 123 4567');
+    await page.click('#search-button');
+    await expect.poll(() => page.isVisible('#view-sign-in')).toBe(true);
+    expect(await page.textContent('#notice')).toContain('session has ended');
+    await page.fill('#email', person.email);
+    await page.fill('#password', PASSWORD);
+    await page.click('#sign-in-form button[type=submit]');
+    await expect.poll(() => page.isVisible('#totp-box')).toBe(true);
+    await page.fill('#totp', totpCode(secret, clock.now()));
+    await page.click('#sign-in-form button[type=submit]');
+    await expect.poll(() => page.isVisible('#view-search')).toBe(true);
+  });
+});

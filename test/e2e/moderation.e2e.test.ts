@@ -1,0 +1,77 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { totpCode } from '../../src/modules/users/totp.js';
+import { accept, invite, PASSWORD, sessionCookie, sessionHeaders, signIn, testClock } from '../helpers/people.js';
+import { createOperator } from '../helpers/principals.js';
+import { filePublicReport, uniquePhone } from '../helpers/public-reports.js';
+import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { fitsWidth, hasChromium, launchChromium, seriousViolations } from './browser.js';
+
+const PORT = 4804;
+const base = `http://127.0.0.1:${PORT}`;
+const clock = testClock(Date.now());
+let t: TestApp;
+let browser: Browser;
+let page: Page;
+let moderator: Awaited<ReturnType<typeof invite>>;
+let secret = '';
+
+describe.skipIf(!hasChromium)('the operators’ moderation queue in the desk, in Chromium at 360 px', () => {
+  beforeAll(async () => {
+    t = await buildTestApp({ config: { publicUrl: base }, now: clock.now });
+    await t.app.listen({ port: PORT, host: '127.0.0.1' });
+    const operator = await createOperator(t);
+    moderator = await invite(t, { operatorId: operator.operatorId }, 'moderator');
+    expect((await accept(t, moderator.token)).statusCode).toBe(200);
+    // The second factor is enrolled over the API here; the desk's enrolment has its own test.
+    const cookie = sessionCookie(await signIn(t, moderator.email));
+    const enrol = await t.app.inject({ method: 'POST', url: '/api/v1/auth/totp', headers: sessionHeaders(t, cookie) });
+    secret = enrol.json().data.secret;
+    const confirm = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/totp/confirm',
+      headers: sessionHeaders(t, cookie),
+      payload: { code: totpCode(secret, clock.now()) },
+    });
+    expect(confirm.statusCode).toBe(200);
+    clock.advance(60_000); // a fresh code for the browser's sign-in (each code works once)
+    browser = await launchChromium();
+    page = await (await browser.newContext({ viewport: { width: 360, height: 780 } })).newPage();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('a moderator reads a public report decoded, publishes one and rejects another with a reason', async () => {
+    await filePublicReport(t, '0803 222 3344');
+    await filePublicReport(t, uniquePhone());
+    await page.goto(base);
+    await page.fill('#email', moderator.email);
+    await page.fill('#password', PASSWORD);
+    await page.click('#sign-in-form button[type=submit]');
+    await expect.poll(() => page.isVisible('#totp-box')).toBe(true);
+    await page.fill('#totp', totpCode(secret, clock.now()));
+    await page.click('#sign-in-form button[type=submit]');
+    await expect.poll(() => page.isVisible('#view-search')).toBe(true);
+    expect(await page.isVisible('[data-view=file]')).toBe(false);
+
+    await page.click('[data-view=moderation]');
+    await expect.poll(() => page.textContent('#moderation-count')).toBe('2 waiting');
+    await page.click('#moderation-list li:first-child button');
+    await expect.poll(() => page.isVisible('#moderation-report')).toBe(true);
+    expect(await page.textContent('#moderation-identifiers')).toMatch(/phone: \+234/);
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
+    await page.click('#moderation-publish');
+    await expect.poll(() => page.textContent('#moderation-count')).toBe('1 waiting · published');
+
+    await page.click('#moderation-list li:first-child button');
+    await page.fill('#reject-reason', 'dup');
+    await page.click('#reject-form button[type=submit]');
+    await expect.poll(() => page.getAttribute('#reject-reason', 'aria-invalid')).toBe('true');
+    await page.fill('#reject-reason', 'Duplicate of a report we already published.');
+    await page.click('#reject-form button[type=submit]');
+    await expect.poll(() => page.textContent('#moderation-count')).toBe('0 waiting · rejected');
+  });
+});

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { containsClear, storedPieces } from './helpers/at-rest.js';
+import { digits, letters } from './helpers/identifiers.js';
+import { createCompany, key } from './helpers/principals.js';
+import { createReport } from './helpers/reports.js';
+import { buildTestApp } from './helpers/test-app.js';
+import { startReceiver } from './helpers/webhook-receiver.js';
+
+describe('watchlists and webhooks at rest', () => {
+  it('stores no watched value and no signing secret in clear, and logs neither', async () => {
+    const t = await buildTestApp({
+      config: { logLevel: 'trace', webhookAllowPrivate: true, webhookPollMs: 0, jobTickSeconds: 0 },
+    });
+    const receiver = await startReceiver();
+    try {
+      const watcher = await createCompany(t);
+      const reporter = await createCompany(t);
+      const values = { bvn: `22${digits(9)}`, email: `${letters(12)}@example.com`, social_handle: letters(14) };
+      const items = Object.entries(values).map(([label, value]) => ({ label, value, ref: 'cust-at-rest' }));
+      const hook = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/external/webhooks',
+        headers: key(watcher.apiKey),
+        payload: { url: receiver.url('/rest'), events: ['watchlist.match'] },
+      });
+      const first = hook.json().data.webhook;
+      const rotated = await t.app.inject({
+        method: 'POST',
+        url: `/api/v1/external/webhooks/${first.id}/rotate-secret`,
+        headers: key(watcher.apiKey),
+        payload: {},
+      });
+      const second = rotated.json().data.webhook.secret as string;
+      await t.app.inject({ method: 'POST', url: '/api/v1/external/watchlist', headers: key(watcher.apiKey), payload: { items } });
+      await createReport(t, reporter.apiKey, { identifiers: items.map(({ label, value }) => ({ label, value })) });
+      await t.app.jobs.runNow('webhooks.deliver');
+      expect(receiver.received).toHaveLength(3);
+      for (const r of receiver.received) {
+        for (const value of Object.values(values)) expect(r.body).not.toContain(value);
+      }
+      await t.close({ keepFiles: true });
+
+      const needles = [...Object.values(values), first.secret.slice(6), second.slice(6)];
+      const logText = t.logLines.join('\n');
+      for (const needle of needles) expect(logText, `log contains ${needle}`).not.toContain(needle);
+      const stored = await storedPieces(t);
+      for (const needle of needles) {
+        for (const piece of stored) expect(containsClear(piece, needle), `${piece.where} contains ${needle}`).toBe(false);
+      }
+      // The scan sees text: the ref is stored in clear (it is the company's own customer id, not an identifier).
+      expect(stored.some((piece) => containsClear(piece, 'cust-at-rest'))).toBe(true);
+    } finally {
+      await receiver.close();
+    }
+  });
+});

@@ -1,0 +1,204 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { movableClock } from './helpers/clock.js';
+import { createCompany, createOperator, key } from './helpers/principals.js';
+import { ADMIN, filePublicReport, uniquePhone } from './helpers/public-reports.js';
+import { createReport } from './helpers/reports.js';
+import { buildTestApp, type TestApp } from './helpers/test-app.js';
+import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
+
+const ALL_EVENTS = ['watchlist.match', 'public_report.published', 'submission.exited', 'submission.relisted'];
+
+describe('webhook events from the outbox, verified by the standardwebhooks package', () => {
+  let t: TestApp;
+  let receiver: Receiver;
+  const clock = movableClock();
+  let reporter: Awaited<ReturnType<typeof createCompany>>;
+  let watcher: Awaited<ReturnType<typeof createCompany>>;
+  let bank: Awaited<ReturnType<typeof createCompany>>;
+  let operator: Awaited<ReturnType<typeof createOperator>>;
+
+  const deliver = () => t.app.jobs.runNow('webhooks.deliver');
+
+  async function registerWebhook(apiKey: string, path: string, events = ALL_EVENTS) {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/external/webhooks',
+      headers: key(apiKey),
+      payload: { url: receiver.url(path), events },
+    });
+    expect(res.statusCode).toBe(201);
+    const webhook = res.json().data.webhook;
+    expect(webhook.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    receiver.secrets.push(webhook.secret);
+    return webhook;
+  }
+
+  async function watch(apiKey: string, items: Array<{ label: string; value: string; ref?: string }>) {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/external/watchlist',
+      headers: key(apiKey),
+      payload: { items },
+    });
+    expect(res.statusCode).toBe(200);
+    return res.json().data.results as Array<{ id?: string; error?: unknown }>;
+  }
+
+  const transition = (apiKey: string, id: string, what: string, payload?: object) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/api/v1/external/reports/submissions/${id}/${what}`,
+      headers: key(apiKey),
+      ...(payload ? { payload } : {}),
+    });
+
+  beforeAll(async () => {
+    t = await buildTestApp({
+      clock,
+      config: { webhookAllowPrivate: true, webhookPollMs: 0, jobTickSeconds: 0, listingDays: 91 },
+    });
+    receiver = await startReceiver();
+    reporter = await createCompany(t, { businessName: 'Reporting Bank Plc' });
+    watcher = await createCompany(t);
+    bank = await createCompany(t);
+    operator = await createOperator(t);
+    await registerWebhook(watcher.apiKey, '/watcher');
+    await registerWebhook(bank.apiKey, '/bank');
+  });
+  afterAll(async () => {
+    await t?.close();
+    await receiver?.close();
+  });
+
+  it('watchlist.match fires once when another company publishes, never for drafts, searches or its own report', async () => {
+    const phone = uniquePhone();
+    const [entry] = await watch(watcher.apiKey, [{ label: 'phone', value: phone, ref: 'customer-42' }]);
+    const draft = await createReport(t, reporter.apiKey, { identifiers: [{ label: 'phone', value: phone }], status: 'draft' });
+    const search = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/external/reports/search',
+      headers: key(watcher.apiKey),
+      payload: { identifier: 'phone', value: phone },
+    });
+    expect(search.statusCode).toBe(200);
+    // The watcher's own report with the same identifier: published, and still nothing for it.
+    const own = await createReport(t, watcher.apiKey, { identifiers: [{ label: 'phone', value: phone }] });
+    await transition(watcher.apiKey, own.id, 'publish');
+    await deliver();
+    expect(receiver.at('/watcher')).toHaveLength(0);
+
+    expect((await transition(reporter.apiKey, draft.id, 'publish')).statusCode).toBe(200);
+    await deliver();
+    await deliver();
+    const got = receiver.at('/watcher', 'watchlist.match');
+    expect(got).toHaveLength(1);
+    const match = got[0] as (typeof got)[number];
+    expect(match.verifiedBy).toEqual([0]);
+    expect(match.json.data).toEqual({
+      watchlistEntry: { id: entry?.id, label: 'phone', ref: 'customer-42' },
+      report: { id: draft.id, kind: 'report', fraudType: 'money_mule', reportingCompany: 'Reporting Bank Plc' },
+    });
+    expect(match.headers['webhook-id']).toMatch(/^msg_/);
+    // No clear value on the wire.
+    expect(match.body).not.toContain(phone.slice(1));
+  });
+
+  it('submission.exited and submission.relisted reach the company whose watchlist matched, and no second match', async () => {
+    const phone = uniquePhone();
+    await watch(watcher.apiKey, [{ label: 'phone', value: phone }]);
+    const report = await createReport(t, reporter.apiKey, { identifiers: [{ label: 'phone', value: phone }] });
+    await deliver();
+    const matchesBefore = receiver.at('/watcher', 'watchlist.match').length;
+    expect((await transition(reporter.apiKey, report.id, 'exit', { reason: 'Customer repaid' })).statusCode).toBe(200);
+    await deliver();
+    const exited = receiver.at('/watcher', 'submission.exited').filter((r) => r.json.data.report?.id === report.id);
+    expect(exited).toHaveLength(1);
+    expect((await transition(reporter.apiKey, report.id, 'relist')).statusCode).toBe(200);
+    await deliver();
+    const relisted = receiver.at('/watcher', 'submission.relisted').filter((r) => r.json.data.report?.id === report.id);
+    expect(relisted).toHaveLength(1);
+    expect(receiver.at('/watcher', 'watchlist.match')).toHaveLength(matchesBefore);
+    expect(receiver.at('/bank')).toHaveLength(0);
+  });
+
+  it('a published public report sends watchlist.match and public_report.published to the linked bank; notificationSent turns true', async () => {
+    const link = await t.app.inject({
+      method: 'PUT',
+      url: `/api/v1/admin/companies/${bank.companyId}/bank`,
+      headers: key(operator.apiKey),
+      payload: { bankSlug: 'access-bank' },
+    });
+    expect(link.statusCode).toBe(200);
+    const phone = uniquePhone();
+    const [entry] = await watch(watcher.apiKey, [{ label: 'phone', value: phone, ref: 'c-7' }]);
+    const rejected = await filePublicReport(t, phone);
+    const publicId = await filePublicReport(t, phone);
+    // A draft and a rejected report fire nothing.
+    await t.app.inject({
+      method: 'POST',
+      url: `${ADMIN}/${rejected}/reject`,
+      headers: key(operator.apiKey),
+      payload: { reason: 'Spam' },
+    });
+    await deliver();
+    expect(receiver.at('/bank')).toHaveLength(0);
+    const before = receiver.at('/watcher', 'watchlist.match').length;
+
+    const published = await t.app.inject({ method: 'POST', url: `${ADMIN}/${publicId}/publish`, headers: key(operator.apiKey) });
+    expect(published.statusCode).toBe(200);
+    expect(published.json().data.report.notificationSent).toBe(false);
+    await deliver();
+    const toBank = receiver.at('/bank', 'public_report.published');
+    expect(toBank).toHaveLength(1);
+    expect(toBank[0]?.verifiedBy).toEqual([1]);
+    expect(toBank[0]?.json.data.publicReport).toMatchObject({ id: publicId, fraudType: 'romance_fraud' });
+    const matches = receiver.at('/watcher', 'watchlist.match');
+    expect(matches).toHaveLength(before + 1);
+    expect(matches.at(-1)?.json.data).toEqual({
+      watchlistEntry: { id: entry?.id, label: 'phone', ref: 'c-7' },
+      report: { id: publicId, kind: 'public_report', fraudType: 'romance_fraud', reportingCompany: null },
+    });
+    const read = await t.app.inject({ method: 'GET', url: `${ADMIN}/${publicId}`, headers: key(operator.apiKey) });
+    expect(read.json().data.report.notificationSent).toBe(true);
+  });
+
+  it('a report leaving the list through a dispute sends submission.exited to its watchers', async () => {
+    const phone = uniquePhone();
+    await watch(watcher.apiKey, [{ label: 'phone', value: phone }]);
+    const report = await createReport(t, reporter.apiKey, { identifiers: [{ label: 'phone', value: phone }] });
+    const opened = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/external/disputes',
+      headers: key(bank.apiKey),
+      payload: { reportId: report.id, reason: 'This customer was cleared by our investigation last month, with evidence.' },
+    });
+    expect(opened.statusCode).toBe(201);
+    const exit = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/external/disputes/${opened.json().data.dispute.id}/exit`,
+      headers: key(reporter.apiKey),
+      payload: { reason: 'Agreed after review' },
+    });
+    expect(exit.statusCode).toBe(200);
+    await deliver();
+    const exited = receiver.at('/watcher', 'submission.exited').filter((r) => r.json.data.report?.id === report.id);
+    expect(exited).toHaveLength(1);
+    // The disputing bank watches nothing here: it hears nothing.
+    expect(receiver.at('/bank', 'submission.exited')).toHaveLength(0);
+  });
+
+  // Last: it moves the clock past the listing period of every report of this file.
+  it('a report expiring off the list sends submission.exited to the watchers it matched', async () => {
+    const phone = uniquePhone();
+    await watch(watcher.apiKey, [{ label: 'phone', value: phone, ref: 'expiring' }]);
+    const report = await createReport(t, reporter.apiKey, { identifiers: [{ label: 'phone', value: phone }] });
+    await deliver();
+    clock.advanceDays(92);
+    expect((await t.app.jobs.runNow('listings.expire')).items).toBeGreaterThan(0);
+    await deliver();
+    const exited = receiver.at('/watcher', 'submission.exited').filter((r) => r.json.data.report?.id === report.id);
+    expect(exited).toHaveLength(1);
+    expect(exited[0]?.json.data.watchlistEntry?.ref).toBe('expiring');
+    expect(exited[0]?.verifiedBy).toEqual([0]);
+  });
+});

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { refusedAddressReason } from '../src/modules/webhooks/url-guard.js';
+import { createCompany, key } from './helpers/principals.js';
+import { buildTestApp, type TestApp } from './helpers/test-app.js';
+
+const HOOKS = '/api/v1/external/webhooks';
+
+describe('webhook URLs: no server-side request forgery', () => {
+  let t: TestApp;
+  let company: Awaited<ReturnType<typeof createCompany>>;
+
+  beforeAll(async () => {
+    t = await buildTestApp({ config: { webhookPollMs: 0, jobTickSeconds: 0 } });
+    company = await createCompany(t);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const register = (url: string) =>
+    t.app.inject({ method: 'POST', url: HOOKS, headers: key(company.apiKey), payload: { url, events: ['watchlist.match'] } });
+
+  it.each([
+    ['plain http', 'http://hooks.example.com/x', 'must use https'],
+    ['loopback IPv4', 'https://127.0.0.1/x', 'loopback'],
+    ['loopback by name (after DNS)', 'https://localhost/x', 'loopback'],
+    ['loopback IPv6', 'https://[::1]/x', 'loopback'],
+    ['private 10/8', 'https://10.1.2.3/x', 'private'],
+    ['private 172.16/12', 'https://172.16.5.4/x', 'private'],
+    ['private 192.168/16', 'https://192.168.1.10/x', 'private'],
+    ['unique-local IPv6', 'https://[fd12::1]/x', 'uniqueLocal'],
+    ['link-local IPv4', 'https://169.254.10.10/x', 'linkLocal'],
+    ['link-local IPv6', 'https://[fe80::1]/x', 'linkLocal'],
+    ['cloud metadata', 'https://169.254.169.254/latest/meta-data', 'metadata'],
+    ['IPv4-mapped private', 'https://[::ffff:10.0.0.1]/x', 'private'],
+    ['carrier-grade NAT', 'https://100.64.1.1/x', 'carrierGradeNat'],
+    ['unspecified', 'https://0.0.0.0/x', 'unspecified'],
+    ['credentials in the URL', 'https://user:pw@8.8.8.8/x', 'credentials'],
+  ])('refuses %s', async (_name, url, why) => {
+    const res = await register(url);
+    expect(res.statusCode).toBe(400);
+    const body = res.json();
+    expect(body.data.code).toBe('VALIDATION_FAILED');
+    expect(body.data.errors[0].field).toBe('url');
+    expect(body.data.errors[0].message).toContain(why);
+  });
+
+  it('accepts a public https address (no request is made at registration)', async () => {
+    const res = await register('https://8.8.8.8/hooks/redflag');
+    expect(res.statusCode).toBe(201);
+  });
+
+  it('judges resolved addresses: public unicast passes, every other class fails', () => {
+    expect(refusedAddressReason('8.8.8.8')).toBeNull();
+    expect(refusedAddressReason('2606:4700:4700::1111')).toBeNull();
+    expect(refusedAddressReason('127.0.0.53')).toMatch(/loopback/);
+    expect(refusedAddressReason('fd00:ec2::254')).toMatch(/metadata/);
+    expect(refusedAddressReason('::ffff:127.0.0.1')).toMatch(/loopback/);
+    expect(refusedAddressReason('224.0.0.1')).toMatch(/multicast/);
+  });
+});

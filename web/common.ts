@@ -1,0 +1,94 @@
+// Shared by the desk and the public form: the typed client (session cookie, never a key) and small DOM helpers.
+import { type ApiError, createRedflagClient, fieldErrors } from '../client/src/index.js';
+
+export const api = createRedflagClient({ baseUrl: location.origin });
+
+export const FRAUD_TYPES: [string, string][] = [
+  ['romance_fraud', 'Romance scam'],
+  ['social_engineering', 'Tricked into paying or sharing details'],
+  ['identity_theft', 'Identity theft'],
+  ['hacker', 'Hacked account'],
+  ['theft', 'Theft'],
+  ['fraudulent_loan', 'Fraudulent loan'],
+  ['money_mule', 'Money mule'],
+  ['land_property_scams', 'Land or property scam'],
+  ['suspicious_pep', 'Suspicious politically exposed person'],
+  ['sanctioned/ofac', 'Sanctioned (OFAC)'],
+  ['other', 'Something else'],
+];
+
+export const LABELS: [string, string, string][] = [
+  ['phone', 'Phone number', 'e.g. 0803 123 4567 or +234 803 123 4567'],
+  ['account', 'Bank account', '10-digit account number; choose the bank'],
+  ['email', 'E-mail address', 'e.g. name@example.com'],
+  ['account_name', 'Account name', 'The name on the account'],
+  ['social_handle', 'Social media handle', 'e.g. @username'],
+  ['bvn', 'BVN', '11 digits'],
+  ['nin', 'NIN', '11 digits'],
+  ['drivers_license', "Driver's licence number", 'As printed on the licence'],
+  ['international_passport', 'Passport number', 'e.g. A01234567'],
+];
+
+export function byId<T extends HTMLElement>(id: string): T {
+  const found = document.getElementById(id);
+  if (!found) throw new Error(`#${id} missing`);
+  return found as T;
+}
+
+export function option(value: string, text: string): HTMLOptionElement {
+  const o = document.createElement('option');
+  o.value = value;
+  o.textContent = text;
+  return o;
+}
+
+/** Live "n / max characters" under a text area, with its limits in words. */
+export function characterCount(area: HTMLTextAreaElement, out: HTMLElement, min: number, max: number): void {
+  const update = () => {
+    const n = area.value.trim().length;
+    out.textContent = n < min ? `${n} characters — at least ${min - n} more needed` : `${n} of ${max} characters`;
+    out.classList.toggle('warn', n < min || n > max);
+  };
+  area.addEventListener('input', update);
+  update();
+}
+
+/** Clears earlier messages, then shows each server field error beside its field (`[data-field]`). */
+export function showFieldErrors(form: HTMLElement, error: unknown, fallback: HTMLElement): void {
+  for (const old of form.querySelectorAll('.field-error')) old.remove();
+  for (const input of form.querySelectorAll('[aria-invalid]')) {
+    input.removeAttribute('aria-invalid');
+    const kept = (input.getAttribute('aria-describedby') ?? '').split(' ').filter((id) => id && !id.startsWith('err-'));
+    input.setAttribute('aria-describedby', kept.join(' '));
+  }
+  const errors = fieldErrors(error);
+  let first: HTMLElement | null = null;
+  let unplaced = '';
+  for (const [field, message] of Object.entries(errors)) {
+    const target = form.querySelector<HTMLElement>(`[data-field="${CSS.escape(field)}"]`);
+    if (!target) {
+      unplaced += `${field}: ${message}. `;
+      continue;
+    }
+    const note = document.createElement('p');
+    note.className = 'field-error';
+    note.id = `err-${field.replace(/[^a-z0-9]/gi, '-')}`;
+    note.textContent = message;
+    target.setAttribute('aria-invalid', 'true');
+    // Added to the field's hint and counter, not in their place.
+    target.setAttribute('aria-describedby', `${target.getAttribute('aria-describedby') ?? ''} ${note.id}`.trim());
+    target.insertAdjacentElement('afterend', note);
+    first ??= target;
+  }
+  const message = (error as Partial<ApiError> | undefined)?.message ?? 'Something went wrong. Please try again.';
+  fallback.textContent = Object.keys(errors).length ? `Please correct the marked fields. ${unplaced}` : message;
+  first?.focus();
+}
+
+export async function loadBanks(
+  select: HTMLSelectElement,
+  optionValue: (b: { name: string; slug: string }) => string,
+): Promise<void> {
+  const { data } = await api.GET('/api/v1/meta-data/banks');
+  for (const bank of data?.data.entity ?? []) select.append(option(optionValue(bank), bank.name));
+}

@@ -1,0 +1,160 @@
+// The desk at /: sign-in with the second factor, search, file a report. Talks to the service only through the typed client.
+import { api, byId, characterCount, FRAUD_TYPES, LABELS, option, showFieldErrors } from './common.js';
+import { EvidenceList } from './evidence.js';
+import { identifierRow, readIdentifiers } from './identifier-rows.js';
+import { initModeration, loadQueue } from './moderation.js';
+import { renderSearchResult } from './search-result.js';
+import { initSubmissions, loadSubmissions } from './submissions.js';
+
+const VIEWS = ['sign-in', 'enrol', 'search', 'file', 'submissions', 'moderation'] as const;
+type View = (typeof VIEWS)[number];
+const notice = byId('notice');
+
+function show(view: View): void {
+  for (const v of VIEWS) byId(`view-${v}`).hidden = v !== view;
+  byId('nav').hidden = view === 'sign-in' || view === 'enrol';
+  byId(`view-${view}`).querySelector<HTMLElement>('input, select, textarea')?.focus();
+}
+
+// Any 401 after sign-in means the session ended (idle, signed out elsewhere): back to the sign-in form, saying why.
+api.use({
+  onResponse({ request, response }) {
+    if (response.status === 401 && !new URL(request.url).pathname.startsWith('/api/v1/auth/')) {
+      notice.textContent = 'Your session has ended. Please sign in again.';
+      show('sign-in');
+    }
+    return response;
+  },
+});
+
+/** Company users file and manage reports; operator users moderate. Each sees only their own pages. */
+function setSide(user: { companyId: string | null }): void {
+  document.body.dataset.side = user.companyId ? 'company' : 'operator';
+}
+
+async function start(): Promise<void> {
+  const { data } = await api.GET('/api/v1/auth/me');
+  if (!data) return show('sign-in');
+  setSide(data.data.user);
+  if (data.data.totpEnrolmentRequired) return enrol();
+  show('search');
+}
+
+// Sign-in: e-mail and password, then the code when the service asks for it.
+byId<HTMLFormElement>('sign-in-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const totp = byId<HTMLInputElement>('totp').value.trim();
+  const { data, error } = await api.POST('/api/v1/auth/sign-in', {
+    body: {
+      email: byId<HTMLInputElement>('email').value,
+      password: byId<HTMLInputElement>('password').value,
+      ...(totp ? { totp } : {}),
+    },
+  });
+  const form = byId('sign-in-form');
+  if (data) {
+    setSide(data.data.user);
+    notice.textContent = '';
+    byId<HTMLInputElement>('password').value = '';
+    byId<HTMLInputElement>('totp').value = '';
+    return data.data.totpEnrolmentRequired ? enrol() : show('search');
+  }
+  const code = (error as { data?: { code?: string } } | undefined)?.data?.code;
+  if (code === 'TOTP_REQUIRED') {
+    byId('totp-box').hidden = false;
+    byId('sign-in-message').textContent = 'Enter the code from your authenticator app.';
+    byId('totp').focus();
+    return;
+  }
+  showFieldErrors(form, error, byId('sign-in-message'));
+});
+
+async function enrol(): Promise<void> {
+  show('enrol');
+  const { data, error } = await api.POST('/api/v1/auth/totp');
+  if (!data) {
+    byId('enrol-message').textContent = error?.message ?? 'Could not start enrolment.';
+    return;
+  }
+  byId('totp-secret').textContent = data.data.secret;
+  byId<HTMLAnchorElement>('totp-link').href = data.data.otpauthUrl;
+}
+
+byId<HTMLFormElement>('enrol-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const { data, error } = await api.POST('/api/v1/auth/totp/confirm', {
+    body: { code: byId<HTMLInputElement>('enrol-code').value.trim() },
+  });
+  if (!data) return showFieldErrors(byId('enrol-form'), error, byId('enrol-message'));
+  byId('enrol-form').hidden = true;
+  const list = byId('recovery-codes');
+  for (const code of data.data.recoveryCodes) list.append(Object.assign(document.createElement('li'), { textContent: code }));
+  byId('recovery').hidden = false;
+  byId('enrol-done').focus();
+});
+byId('enrol-done').addEventListener('click', () => show('search'));
+
+byId('sign-out').addEventListener('click', async () => {
+  await api.POST('/api/v1/auth/sign-out');
+  notice.textContent = 'You have signed out.';
+  show('sign-in');
+});
+for (const button of document.querySelectorAll<HTMLButtonElement>('[data-view]')) {
+  button.addEventListener('click', () => {
+    show(button.dataset.view as View);
+    if (button.dataset.view === 'submissions') void loadSubmissions();
+    if (button.dataset.view === 'moderation') void loadQueue();
+  });
+}
+
+// Search: a POST, so the identifier is never in a URL; the answer at a glance first, then the reports.
+const searchLabel = byId<HTMLSelectElement>('search-label');
+for (const [value, text] of LABELS) searchLabel.append(option(value, text));
+byId<HTMLFormElement>('search-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const out = byId('search-result');
+  const started = performance.now();
+  const { data, error } = await api.POST('/api/v1/external/reports/search', {
+    body: { identifier: searchLabel.value as 'phone', value: byId<HTMLInputElement>('search-value').value },
+  });
+  if (!data) return showFieldErrors(byId('search-form'), error, byId('search-message'));
+  byId('search-message').textContent = '';
+  renderSearchResult(out, data.data);
+  // Read by the e2e suite: from the click to the answer on screen.
+  out.dataset.renderMs = String(Math.round(performance.now() - started));
+});
+
+// File a report: the server's own messages appear beside the field they are about.
+const fileType = byId<HTMLSelectElement>('file-fraudType');
+for (const [value, text] of FRAUD_TYPES) fileType.append(option(value, text));
+const fileRows = byId('file-identifiers');
+fileRows.append(identifierRow(0, LABELS));
+byId('file-add-identifier').addEventListener('click', () => {
+  if (fileRows.children.length < 10) fileRows.append(identifierRow(fileRows.children.length, LABELS));
+});
+characterCount(byId<HTMLTextAreaElement>('file-reason'), byId('file-reason-count'), 50, 2000);
+const fileEvidence = new EvidenceList(
+  byId<HTMLInputElement>('file-evidence'),
+  byId('file-evidence-list'),
+  '/api/v1/external/uploads',
+);
+byId<HTMLFormElement>('file-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const status = ((event as SubmitEvent).submitter as HTMLButtonElement | null)?.value === 'draft' ? 'draft' : 'published';
+  const { data, error } = await api.POST('/api/v1/external/reports', {
+    body: {
+      fraudType: fileType.value as 'other',
+      fraudReason: byId<HTMLTextAreaElement>('file-reason').value,
+      identifiers: readIdentifiers(fileRows),
+      attachments: fileEvidence.urls(),
+      status,
+    },
+  });
+  if (!data) return showFieldErrors(byId('file-form'), error, byId('file-message'));
+  byId('file-message').textContent =
+    status === 'draft' ? `Saved as a draft (reference ${data.data.id}).` : `Published (reference ${data.data.id}).`;
+});
+
+initSubmissions();
+initModeration();
+void start();

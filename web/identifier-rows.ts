@@ -1,0 +1,41 @@
+// Identifier rows: a type, a value with a hint for that type, and a bank for accounts (sent as <nuban>_<slug>).
+import { loadBanks, option } from './common.js';
+
+export function identifierRow(index: number, labels: [string, string, string][]): HTMLElement {
+  const row = document.createElement('div');
+  row.className = 'identifier-row';
+  const id = `identifier-${index}`;
+  row.innerHTML = `
+    <label for="${id}-label">Kind of detail</label>
+    <select id="${id}-label" class="id-label"></select>
+    <label for="${id}-value">Detail</label>
+    <p class="hint" id="${id}-hint"></p>
+    <input id="${id}-value" class="id-value" data-field="identifiers/${index}/value" aria-describedby="${id}-hint">
+    <div class="bank" hidden>
+      <label for="${id}-bank">Bank of this account</label>
+      <select id="${id}-bank" class="id-bank"><option value="">Choose a bank</option></select>
+    </div>`;
+  const label = row.querySelector('select.id-label') as HTMLSelectElement;
+  for (const [value, text] of labels) label.append(option(value, text));
+  const bank = row.querySelector('select.id-bank') as HTMLSelectElement;
+  void loadBanks(bank, (b) => b.slug);
+  const hint = row.querySelector('.hint') as HTMLElement;
+  const sync = () => {
+    hint.textContent = labels.find(([value]) => value === label.value)?.[2] ?? '';
+    (row.querySelector('.bank') as HTMLElement).hidden = label.value !== 'account';
+  };
+  label.addEventListener('change', sync);
+  sync();
+  return row;
+}
+
+type Label = 'phone';
+export function readIdentifiers(rows: HTMLElement): { label: Label; value: string }[] {
+  return [...rows.querySelectorAll('.identifier-row')].flatMap((row) => {
+    const label = (row.querySelector('select.id-label') as HTMLSelectElement).value as Label;
+    let value = (row.querySelector('input.id-value') as HTMLInputElement).value.trim();
+    const bank = (row.querySelector('select.id-bank') as HTMLSelectElement).value;
+    if (label === ('account' as Label) && bank && value) value = `${value.replace(/\s/g, '')}_${bank}`;
+    return value ? [{ label, value }] : [];
+  });
+}

@@ -1,0 +1,77 @@
+// The operators' queue of public reports: read one decoded (audited), publish it, or reject it with a reason.
+import { api, byId, showFieldErrors } from './common.js';
+
+let current: string | null = null;
+const text = (tag: string, content: string) => Object.assign(document.createElement(tag), { textContent: content });
+
+export async function loadQueue(): Promise<void> {
+  const { data } = await api.GET('/api/v1/admin/public-reports', { params: { query: { status: 'draft', page: 1, limit: 50 } } });
+  if (!data) return;
+  const { data: items, meta } = data.data;
+  byId('moderation-count').textContent = `${meta.total} waiting`;
+  const list = byId('moderation-list');
+  list.replaceChildren();
+  for (const item of items) {
+    const open = Object.assign(document.createElement('button'), {
+      type: 'button',
+      className: 'link-dark',
+      textContent: `${item.fraudType.replace(/_/g, ' ')} · ${item.financialInstitution} · ${new Date(item.createdAt).toLocaleDateString('en-GB')}`,
+    });
+    open.addEventListener('click', () => void openReport(item.id));
+    const li = document.createElement('li');
+    li.append(open);
+    list.append(li);
+  }
+}
+
+async function openReport(id: string): Promise<void> {
+  const { data } = await api.GET('/api/v1/admin/public-reports/{id}', { params: { path: { id } } });
+  if (!data) return;
+  const r = data.data.report;
+  current = id;
+  byId('moderation-title').textContent = `${r.fraudType.replace(/_/g, ' ')} — ${r.status}`;
+  const facts: [string, string][] = [
+    ['Reported by', r.reportingEntity],
+    ['Institution', r.financialInstitution],
+    ['When', new Date(r.eventDate).toLocaleDateString('en-GB')],
+    ['Victim', [r.victim?.name, r.victim?.email, r.victim?.phone].filter(Boolean).join(', ') || '—'],
+    ['Reporter', [r.guestInfo?.name, r.guestInfo?.email, r.guestInfo?.phone].filter(Boolean).join(', ') || '—'],
+    ['Evidence files', String(r.attachments.length)],
+  ];
+  byId('moderation-details').replaceChildren(...facts.flatMap(([term, value]) => [text('dt', term), text('dd', value)]));
+  byId('moderation-reason').textContent = r.fraudReason;
+  byId('moderation-identifiers').replaceChildren(
+    ...r.identifiers.map((i) => text('li', `${i.label.replace(/_/g, ' ')}: ${i.value}`)),
+  );
+  byId('moderation-message').textContent = '';
+  byId('moderation-report').hidden = false;
+  byId('moderation-report').focus();
+}
+
+async function decided(message: string): Promise<void> {
+  byId('moderation-report').hidden = true;
+  current = null;
+  await loadQueue();
+  byId('moderation-count').textContent += ` · ${message}`;
+}
+
+export function initModeration(): void {
+  byId('moderation-publish').addEventListener('click', async () => {
+    if (!current) return;
+    const { data, error } = await api.POST('/api/v1/admin/public-reports/{id}/publish', { params: { path: { id: current } } });
+    if (!data) byId('moderation-message').textContent = error?.message ?? 'That did not work.';
+    else await decided('published');
+  });
+  byId<HTMLFormElement>('reject-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    if (!current) return;
+    const reason = byId<HTMLTextAreaElement>('reject-reason').value;
+    const { data, error } = await api.POST('/api/v1/admin/public-reports/{id}/reject', {
+      params: { path: { id: current } },
+      body: { reason },
+    });
+    if (!data) return showFieldErrors(byId('reject-form'), error, byId('moderation-message'));
+    byId<HTMLTextAreaElement>('reject-reason').value = '';
+    await decided('rejected');
+  });
+}

@@ -1,0 +1,77 @@
+// The public report form at /report: no sign-in, one page, plain words; the service's own messages beside each field.
+import { api, byId, characterCount, FRAUD_TYPES, LABELS, loadBanks, option, showFieldErrors } from './common.js';
+import { EvidenceList } from './evidence.js';
+import { identifierRow, readIdentifiers } from './identifier-rows.js';
+
+const form = byId<HTMLFormElement>('report-form');
+const message = byId('form-message');
+const fraudType = byId<HTMLSelectElement>('fraudType');
+for (const [value, text] of FRAUD_TYPES) fraudType.append(option(value, text));
+const eventDate = byId<HTMLInputElement>('eventDate');
+eventDate.max = new Date().toISOString().slice(0, 10);
+void loadBanks(byId<HTMLSelectElement>('institution'), (b) => b.name);
+characterCount(byId<HTMLTextAreaElement>('fraudReason'), byId('reason-count'), 50, 2000);
+
+const rows = byId('identifiers');
+rows.append(identifierRow(0, LABELS));
+byId('add-identifier').addEventListener('click', () => {
+  if (rows.children.length < 10) rows.append(identifierRow(rows.children.length, LABELS));
+});
+
+const evidence = new EvidenceList(byId<HTMLInputElement>('evidence'), byId('evidence-list'), '/api/v1/public/uploads');
+
+// Someone reporting for another person is asked about themselves too.
+for (const radio of form.querySelectorAll<HTMLInputElement>('input[name=reportingEntity]')) {
+  radio.addEventListener('change', () => {
+    byId('reporter').hidden = radio.value === 'self';
+    byId('victim-legend').textContent = radio.value === 'self' ? 'About you' : 'About the person who lost money';
+  });
+}
+
+const text = (id: string) => byId<HTMLInputElement>(id).value.trim();
+function contact(prefix: string): Record<string, string> | undefined {
+  const entries = Object.entries({
+    name: text(`${prefix}Name`),
+    email: text(`${prefix}Email`),
+    phone: text(`${prefix}Phone`),
+  }).filter(([, v]) => v !== '');
+  return entries.length ? Object.fromEntries(entries) : undefined;
+}
+
+form.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const entity = form.querySelector<HTMLInputElement>('input[name=reportingEntity]:checked')?.value ?? 'self';
+  const victim: Record<string, string | number> = { ...contact('victim') };
+  const amount = Number(text('amountLost').replace(/[,\s₦]/g, ''));
+  if (text('amountLost') !== '') Object.assign(victim, { amountLost: amount, currency: 'NGN' });
+  const submit = byId<HTMLButtonElement>('submit');
+  submit.disabled = true;
+  message.textContent = 'Sending…';
+  const { data, error, response } = await api.POST('/api/v1/public/reports', {
+    body: {
+      reportingEntity: entity as 'self',
+      fraudType: fraudType.value as 'other',
+      fraudReason: byId<HTMLTextAreaElement>('fraudReason').value,
+      financialInstitution: byId<HTMLSelectElement>('institution').value,
+      eventDate: eventDate.value,
+      identifiers: readIdentifiers(rows),
+      attachments: evidence.urls(),
+      ...(Object.keys(victim).length ? { victim } : {}),
+      ...(entity !== 'self' && contact('reporter') ? { guestInfo: contact('reporter') } : {}),
+    },
+  });
+  submit.disabled = false;
+  if (data) {
+    form.hidden = true;
+    byId('reference').textContent = data.data.id;
+    byId('done').hidden = false;
+    byId('done').focus();
+    return;
+  }
+  if (response.status === 429) {
+    const minutes = Math.ceil(Number(response.headers.get('retry-after') ?? 3600) / 60);
+    message.textContent = `We have received several reports from your connection in the last hour, which is our limit to stop abuse. Your details are still on this page: please try again in about ${minutes} minutes.`;
+    return;
+  }
+  showFieldErrors(form, error, message);
+});

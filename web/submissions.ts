@@ -1,0 +1,119 @@
+// The company's own submissions: filters and pages as the API has them; one submission with
+// "reveal values" (decode, audited) behind an explicit button; publish a draft; exit and relist with a reason.
+import { api, byId, FRAUD_TYPES, option, showFieldErrors } from './common.js';
+
+const LIMIT = 10;
+let page = 1;
+let current: string | null = null;
+
+function query() {
+  const value = (id: string) => byId<HTMLSelectElement>(id).value || undefined;
+  return {
+    page,
+    limit: LIMIT,
+    status: value('filter-status') as 'draft' | undefined,
+    listingStatus: value('filter-listing') as 'listed' | undefined,
+    fraudType: value('filter-type') as 'other' | undefined,
+  };
+}
+
+export async function loadSubmissions(): Promise<void> {
+  const { data } = await api.GET('/api/v1/external/reports/submissions', { params: { query: query() } });
+  if (!data) return;
+  const { data: items, meta } = data.data;
+  const pages = Math.max(1, Math.ceil(meta.total / meta.limit));
+  byId('submissions-count').textContent =
+    `${meta.total} submission${meta.total === 1 ? '' : 's'} · page ${meta.page} of ${pages}`;
+  byId<HTMLButtonElement>('page-previous').disabled = page <= 1;
+  byId<HTMLButtonElement>('page-next').disabled = page >= pages;
+  const list = byId('submissions-list');
+  list.replaceChildren();
+  for (const item of items) {
+    const li = document.createElement('li');
+    const open = Object.assign(document.createElement('button'), {
+      type: 'button',
+      className: 'link-dark',
+      textContent: `${item.fraudType.replace(/_/g, ' ')} · ${item.listingStatus} · ${new Date(item.createdAt).toLocaleDateString('en-GB')}`,
+    });
+    open.addEventListener('click', () => void openSubmission(item.id));
+    li.append(open, Object.assign(document.createElement('p'), { textContent: item.fraudReason }));
+    list.append(li);
+  }
+}
+
+async function openSubmission(id: string): Promise<void> {
+  const { data } = await api.GET('/api/v1/external/reports/submissions/{id}', { params: { path: { id } } });
+  if (!data) return;
+  const r = data.data.report;
+  current = id;
+  byId('submission-title').textContent = `${r.fraudType.replace(/_/g, ' ')} — ${r.status}, ${r.listingStatus}`;
+  byId('submission-reason').textContent = r.fraudReason;
+  showIdentifiers(r.identifiers.map((i) => [i.label, 'hidden until revealed']));
+  byId('publish-draft').hidden = r.status !== 'draft';
+  byId('exit-form').hidden = r.status !== 'published' || r.listingStatus !== 'listed';
+  byId('relist').hidden = r.listingStatus !== 'exited';
+  byId('submission-message').textContent = '';
+  byId('submission').hidden = false;
+  byId('submission').focus();
+}
+
+function showIdentifiers(rows: [string, string][]): void {
+  byId('submission-identifiers').replaceChildren(
+    ...rows.map(([label, value]) =>
+      Object.assign(document.createElement('li'), { textContent: `${label.replace(/_/g, ' ')}: ${value}` }),
+    ),
+  );
+}
+
+async function act(path: 'publish' | 'relist', done: string): Promise<void> {
+  if (!current) return;
+  const id = current;
+  const url =
+    path === 'publish' ? '/api/v1/external/reports/submissions/{id}/publish' : '/api/v1/external/reports/submissions/{id}/relist';
+  const { data, error } = await api.POST(url, { params: { path: { id } } });
+  await after(id, data ? done : (error?.message ?? 'That did not work.'));
+}
+
+async function after(id: string, message: string): Promise<void> {
+  await openSubmission(id);
+  await loadSubmissions();
+  byId('submission-message').textContent = message;
+}
+
+export function initSubmissions(): void {
+  const type = byId<HTMLSelectElement>('filter-type');
+  for (const [value, text] of FRAUD_TYPES) type.append(option(value, text));
+  byId<HTMLFormElement>('submissions-filter').addEventListener('submit', (event) => {
+    event.preventDefault();
+    page = 1;
+    void loadSubmissions();
+  });
+  byId('page-previous').addEventListener('click', () => {
+    page--;
+    void loadSubmissions();
+  });
+  byId('page-next').addEventListener('click', () => {
+    page++;
+    void loadSubmissions();
+  });
+  byId('reveal').addEventListener('click', async () => {
+    if (!current) return;
+    const { data } = await api.GET('/api/v1/external/reports/submissions/{id}/decode', { params: { path: { id: current } } });
+    if (data) showIdentifiers(data.data.report.identifiers.map((i) => [i.label, i.value]));
+  });
+  byId('publish-draft').addEventListener('click', () => void act('publish', 'Published.'));
+  byId('relist').addEventListener('click', () => void act('relist', 'Back on the list.'));
+  byId<HTMLFormElement>('exit-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    if (!current) return;
+    const id = current;
+    const reason = byId<HTMLTextAreaElement>('exit-reason').value;
+    const { data, error } = await api.POST('/api/v1/external/reports/submissions/{id}/exit', {
+      params: { path: { id } },
+      body: { reason },
+    });
+    if (!data) return showFieldErrors(byId('exit-form'), error, byId('submission-message'));
+    byId<HTMLTextAreaElement>('exit-reason').value = '';
+    await after(id, 'Taken off the list.');
+  });
+}
