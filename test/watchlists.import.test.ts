@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompany, key } from './helpers/principals.js';
 import { buildTestApp, type TestApp } from './helpers/test-app.js';
@@ -65,21 +66,41 @@ describe('watchlist CSV import', () => {
     const lines = csv(2500);
     const whole = multipart([{ name: 'file', filename: 'watch.csv', contentType: 'text/csv', data: lines.join('\n') }]);
     const id = await start();
-    // The body ends in the middle of line ~2200, without the closing boundary: the upload broke off.
+    // A real connection sends the file up to the middle of line ~2200, waits until the first two
+    // batches are committed, then drops: the upload broke off.
     const cut = whole.payload.subarray(0, whole.payload.indexOf(Buffer.from(lines[2200] as string)) + 5);
-    const broken = await send(id, { payload: cut, headers: whole.headers });
-    expect(broken.statusCode).toBe(400);
-    const progress = await t.app.inject({ method: 'GET', url: `${IMPORTS}/${id}`, headers: key(company.apiKey) });
-    const halfway = progress.json().data.import;
-    expect(halfway.status).toBe('interrupted');
-    expect(halfway.processedLines).toBe(2001);
-    expect(halfway.importedRows).toBe(2000);
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const upload = http.request(`${address}${IMPORTS}/${id}/file`, {
+      method: 'POST',
+      headers: { ...key(company.apiKey), ...whole.headers, 'content-length': String(whole.payload.length) },
+    });
+    upload.on('error', () => {}); // the connection is dropped on purpose
+    upload.write(cut);
+    const progress = async () =>
+      (await t.app.inject({ method: 'GET', url: `${IMPORTS}/${id}`, headers: key(company.apiKey) })).json().data.import;
+    await expect.poll(async () => (await progress()).processedLines, { timeout: 20_000, interval: 50 }).toBe(2001);
+    upload.destroy();
+    await expect.poll(async () => (await progress()).status, { timeout: 20_000, interval: 50 }).toBe('interrupted');
+    // The rows read after the last committed batch (up to line ~2200) were not kept: they are read again.
+    expect(await progress()).toMatchObject({ processedLines: 2001, importedRows: 2000, failedRows: 0 });
 
     const resumed = await send(id, whole);
     expect(resumed.statusCode).toBe(200);
     expect(resumed.json().data.import).toMatchObject({ status: 'done', importedRows: 2500, failedRows: 0, processedLines: 2501 });
     const again = await send(id, whole);
     expect(again.statusCode).toBe(409);
+  });
+
+  it('a body that ends before its closing boundary is a 400 naming the file, and the import can be resumed', async () => {
+    const lines = csv(300);
+    const whole = multipart([{ name: 'file', filename: 'watch.csv', contentType: 'text/csv', data: lines.join('\n') }]);
+    const id = await start();
+    const cut = whole.payload.subarray(0, whole.payload.indexOf(Buffer.from(lines[200] as string)) + 5);
+    const broken = await send(id, { payload: cut, headers: whole.headers });
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json().data.errors[0].field).toBe('file');
+    const resumed = await send(id, whole);
+    expect(resumed.json().data.import).toMatchObject({ status: 'done', importedRows: 300, failedRows: 0, processedLines: 301 });
   });
 
   it("another company's import is a 404", async () => {
