@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { riskLevelSql, type VerdictReport, verdict } from '../src/modules/search/verdict.js';
+import { type VerdictReport, verdict, verdictInputsSql, verdictOfInputs } from '../src/modules/search/verdict.js';
 import { localPhone } from './helpers/identifiers.js';
 import { createCompany, key } from './helpers/principals.js';
 import { filePublicReport, publicBody } from './helpers/public-reports.js';
@@ -61,14 +61,14 @@ describe('the verdict rule (pure function)', () => {
   });
 });
 
-describe('the verdict in SQL (what search runs)', () => {
+describe('the verdict as search applies it (inputs reduced in SQL, rule in Node)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await buildTestApp({ config: { jobTickSeconds: 0 } });
   });
   afterAll(() => t.close());
 
-  it('agrees with the pure function on every case of the table', async () => {
+  it('reduces the inputs without changing the level, on every case of the table', async () => {
     for (const [name, reports] of CASES) {
       const rows =
         reports.length === 0
@@ -79,12 +79,12 @@ describe('the verdict in SQL (what search runs)', () => {
                   sql`(${x.companyId}::uuid, ${x.fraudType}::text, ${x.reportedAt.toISOString()}::timestamptz, ${x.disputed}::boolean)`,
               ),
             )}`;
-      const result = await sql<{ level: string }>`
+      const result = await sql<{ inputs: string | null }>`
         with verdict_rows (company_id, fraud_type, reported_at, disputed) as (${rows})
-        select ${riskLevelSql('verdict_rows', sql`${NOW.toISOString()}::timestamptz`, HALF_LIFE)} as level`.execute(
-        t.database.db,
-      );
-      expect(result.rows[0]?.level, name).toBe(verdict(reports, NOW, HALF_LIFE).riskLevel);
+        select ${verdictInputsSql('verdict_rows')} as inputs`.execute(t.database.db);
+      const inputs = result.rows[0]?.inputs;
+      const level = verdictOfInputs(inputs ? JSON.parse(inputs) : null, NOW, HALF_LIFE);
+      expect(level, name).toBe(verdict(reports, NOW, HALF_LIFE).riskLevel);
     }
   });
 

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { SearchKey } from '../../identifiers/sealed-identifiers.js';
-import { riskLevelSql } from './verdict.js';
+import { type RiskLevel, type VerdictInput, verdictInputsSql, verdictOfInputs } from './verdict.js';
 
 export interface SearchAudit {
   companyId: string | null;
@@ -48,7 +48,7 @@ export async function searchReports(
     key.column === 'blind_index'
       ? sql`pi.label = ${key.label} and pi.blind_index in (${digests})`
       : sql`pi.nuban_index in (${digests})`;
-  const result = await sql<{ body: string; has_attachments: boolean }>`
+  const result = await sql<{ body: string; has_attachments: boolean; verdict: string | null; now_ms: number }>`
     with hits as (
       select distinct ri.report_id from report_identifiers ri where ${match}
     ), visible as (
@@ -148,14 +148,32 @@ export async function searchReports(
             'lastReportedAt', ${iso('max(b.reported_at)')},
             'distinctCompanies', (select count(distinct company_id) from visible),
             'openDisputes', (select count(*) from disputed),
-            'riskLevel', ${riskLevelSql('verdict_rows', sql`now()`, riskHalfLifeDays)}
+            -- Filled in by Node from the verdict column below (setRiskLevel).
+            'riskLevel', 'none'
           ) from both_lists b
         )
       )
     )::text as body,
+    ${verdictInputsSql('verdict_rows')} as verdict,
+    (extract(epoch from now()) * 1000)::float8 as now_ms,
     exists (select 1 from page where cardinality(attachments) > 0)
       or exists (select 1 from public_page where cardinality(attachments) > 0) as has_attachments`.execute(db);
   const row = result.rows[0];
   if (!row) throw new Error('search returned no row');
-  return { body: row.body, hasAttachments: row.has_attachments };
+  const inputs = row.verdict === null ? null : (JSON.parse(row.verdict) as VerdictInput[]);
+  const level = verdictOfInputs(inputs, new Date(Number(row.now_ms)), riskHalfLifeDays);
+  return { body: setRiskLevel(row.body, level), hasAttachments: row.has_attachments };
+}
+
+const PLACEHOLDER = '"riskLevel" : "none"';
+
+/**
+ * Writes the level into the body PostgreSQL built. The placeholder cannot occur inside a string
+ * value (a quote there is escaped as \"), and the summary is the body's last object anyway.
+ */
+function setRiskLevel(body: string, level: RiskLevel): string {
+  if (level === 'none') return body;
+  const at = body.lastIndexOf(PLACEHOLDER);
+  if (at < 0) throw new Error('search body has no riskLevel');
+  return `${body.slice(0, at)}"riskLevel" : "${level}"${body.slice(at + PLACEHOLDER.length)}`;
 }

@@ -1,11 +1,10 @@
-import { type RawBuilder, sql } from 'kysely';
-import { FRAUD_TYPES, type FraudType } from '../reports/report-values.js';
+import { sql } from 'kysely';
+import type { FraudType } from '../reports/report-values.js';
 
 /**
  * The verdict search gives with its matches: how much the evidence is worth, not how many rows
- * matched. One rule, written twice on purpose — here as a pure function (the reference, tested
- * case by case) and as SQL built from the same constants (so search keeps building its whole body
- * inside PostgreSQL); a test runs every case through both.
+ * matched. One rule, a pure function tested case by case; search reads its inputs in the same
+ * statement as the body (`verdictInputsSql`) and applies it in Node.
  *
  * 1. A report's weight = its fraud type's weight × ½^(age in days / half-life)
  *    × ½ while it has an unresolved dispute.
@@ -77,29 +76,32 @@ export function verdict(
   return { score, riskLevel: levelOf(score) };
 }
 
-const num = (n: number) => sql.raw(`${Number(n)}::float8`);
+/**
+ * The verdict's inputs as search reads them (`verdictInputsSql`): per member company, fraud type and
+ * dispute state only the latest report (the heaviest of its group, since weight only falls with
+ * age), and every public report (their weights add up). `[companyId, fraudType, reportedAt ms, disputed]`.
+ */
+export type VerdictInput = [string | null, string, number, boolean];
 
-function typeWeightSql(fraudType: RawBuilder<unknown>) {
-  const cases = FRAUD_TYPES.map((type) => sql`when ${sql.lit(type)} then ${num(FRAUD_TYPE_WEIGHTS[type])}`);
-  return sql`(case ${fraudType} ${sql.join(cases, sql` `)} else ${num(DEFAULT_WEIGHT)} end)`;
+export function verdictOfInputs(inputs: readonly VerdictInput[] | null, now: Date, halfLifeDays: number): RiskLevel {
+  const reports = (inputs ?? []).map(([companyId, fraudType, at, disputed]) => ({
+    companyId,
+    fraudType,
+    reportedAt: new Date(at),
+    disputed,
+  }));
+  return verdict(reports, now, halfLifeDays).riskLevel;
 }
 
 /**
- * The same rule over a relation named `relation` with columns (company_id uuid, null for public;
- * fraud_type text; reported_at timestamptz; disputed boolean), as of `now`: a scalar subquery
- * giving the risk level as text.
+ * The reduction behind `VerdictInput`, over a relation with columns (company_id uuid, null for
+ * public; fraud_type text; reported_at timestamptz; disputed boolean), as JSON text. The rule itself
+ * runs in Node (`verdict`): computing it in SQL cost more CPU per search than the rest of the summary,
+ * most of it planning (decision 0051).
  */
-export function riskLevelSql(relation: string, now: RawBuilder<unknown>, halfLifeDays: number) {
-  // Each row's weight once (one CASE to plan), then the members' heaviest and the public share.
-  const weight = sql`${typeWeightSql(sql.ref('fraud_type'))}
-    * power(0.5::float8, greatest(0::float8, extract(epoch from (${now} - reported_at))::float8 / 86400) / ${num(halfLifeDays)})
-    * (case when disputed then ${num(DISPUTED_FACTOR)} else 1::float8 end)`;
-  return sql<string>`(
-    with weighted as (select company_id, ${weight} as w from ${sql.table(relation)}),
-    score as (
-      select coalesce((select sum(m) from (select max(w) as m from weighted where company_id is not null group by company_id) members), 0)
-        + least(${num(PUBLIC_CAP)}, coalesce((select sum(w) from weighted where company_id is null), 0) * ${num(PUBLIC_FACTOR)}) as s
-    )
-    select case when s >= ${num(THRESHOLDS.high)} then 'high' when s >= ${num(THRESHOLDS.medium)} then 'medium'
-      when s >= ${num(THRESHOLDS.low)} then 'low' else 'none' end from score)`;
+export function verdictInputsSql(relation: string) {
+  const rel = sql.table(relation);
+  return sql<string>`(select json_agg(json_build_array(company_id, fraud_type, (extract(epoch from reported_at) * 1000)::float8, disputed))::text
+    from (select company_id, fraud_type, max(reported_at) as reported_at, disputed from ${rel} where company_id is not null group by company_id, fraud_type, disputed
+          union all select company_id, fraud_type, reported_at, disputed from ${rel} where company_id is null) latest)`;
 }
