@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { SearchKey } from '../../identifiers/sealed-identifiers.js';
-import { type RiskLevel, type VerdictInput, verdictInputsSql, verdictOfInputs } from './verdict.js';
+import { type VerdictInput, verdictInputsSql, verdictOfInputs } from './verdict.js';
 
 export interface SearchAudit {
   companyId: string | null;
@@ -48,7 +48,7 @@ export async function searchReports(
     key.column === 'blind_index'
       ? sql`pi.label = ${key.label} and pi.blind_index in (${digests})`
       : sql`pi.nuban_index in (${digests})`;
-  const result = await sql<{ body: string; has_attachments: boolean; verdict: string | null; now_ms: number }>`
+  const result = await sql<{ body: string; has_attachments: boolean; now_ms: number }>`
     with hits as (
       select distinct ri.report_id from report_identifiers ri where ${match}
     ), visible as (
@@ -70,13 +70,12 @@ export async function searchReports(
     ), public_page as (
       select * from public_visible order by created_at desc, id desc limit ${MAX_RESULTS}
     ), both_lists as (
-      select fraud_type, published_at as reported_at from visible union all select fraud_type, created_at from public_visible
-    ), verdict_rows as (
-      -- The verdict's inputs (src/modules/search/verdict.ts): a public report has no member company.
-      select v.company_id, v.fraud_type, v.published_at as reported_at, (dd.report_id is not null) as disputed
+      -- Every matching report once: the summary's counts and dates, and the verdict's inputs
+      -- (src/modules/search/verdict.ts: a public report has no member company and no dispute).
+      select v.fraud_type, v.published_at as reported_at, v.company_id, (dd.report_id is not null) as disputed
       from visible v left join disputed dd on dd.report_id = v.id
       union all
-      select null::uuid, fraud_type, created_at, false from public_visible
+      select fraud_type, created_at, null::uuid, false from public_visible
     ), audit as (
       insert into audit_events (company_id, operator_id, key_id, user_id, action, label, blind_index, result_count, request_id)
       select ${audit.companyId}::uuid, ${audit.operatorId}::uuid, ${audit.keyId}::uuid, ${audit.userId}::uuid, 'search', ${key.label}, ${key.indexes[0]},
@@ -148,32 +147,34 @@ export async function searchReports(
             'lastReportedAt', ${iso('max(b.reported_at)')},
             'distinctCompanies', (select count(distinct company_id) from visible),
             'openDisputes', (select count(*) from disputed),
-            -- Filled in by Node from the verdict column below (setRiskLevel).
-            'riskLevel', 'none'
+            -- The verdict's inputs, last in the body; Node replaces them by the level (setRiskLevel).
+            'riskLevel', ${verdictInputsSql('b')}
           ) from both_lists b
         )
       )
     )::text as body,
-    ${verdictInputsSql('verdict_rows')} as verdict,
     (extract(epoch from now()) * 1000)::float8 as now_ms,
     exists (select 1 from page where cardinality(attachments) > 0)
       or exists (select 1 from public_page where cardinality(attachments) > 0) as has_attachments`.execute(db);
   const row = result.rows[0];
   if (!row) throw new Error('search returned no row');
-  const inputs = row.verdict === null ? null : (JSON.parse(row.verdict) as VerdictInput[]);
-  const level = verdictOfInputs(inputs, new Date(Number(row.now_ms)), riskHalfLifeDays);
-  return { body: setRiskLevel(row.body, level), hasAttachments: row.has_attachments };
+  return { body: setRiskLevel(row.body, new Date(Number(row.now_ms)), riskHalfLifeDays), hasAttachments: row.has_attachments };
 }
 
-const PLACEHOLDER = '"riskLevel" : "none"';
+const RISK_KEY = '"riskLevel" : ';
+/** How json_build_object closes the summary, then data, then the envelope. */
+const BODY_END = '}}}';
 
 /**
- * Writes the level into the body PostgreSQL built. The placeholder cannot occur inside a string
- * value (a quote there is escaped as \"), and the summary is the body's last object anyway.
+ * Replaces the verdict's inputs, which PostgreSQL wrote as the summary's last value (so the rule
+ * needs no subquery of its own to plan), by the level `verdict()` gives them. The key is found from
+ * the end: the summary is the body's last object, and a key-like text inside a string value has its
+ * quotes escaped.
  */
-function setRiskLevel(body: string, level: RiskLevel): string {
-  if (level === 'none') return body;
-  const at = body.lastIndexOf(PLACEHOLDER);
-  if (at < 0) throw new Error('search body has no riskLevel');
-  return `${body.slice(0, at)}"riskLevel" : "${level}"${body.slice(at + PLACEHOLDER.length)}`;
+function setRiskLevel(body: string, now: Date, halfLifeDays: number): string {
+  const at = body.lastIndexOf(RISK_KEY);
+  if (at < 0 || !body.endsWith(BODY_END)) throw new Error('search body does not end with the verdict inputs');
+  const start = at + RISK_KEY.length;
+  const inputs = JSON.parse(body.slice(start, body.length - BODY_END.length)) as VerdictInput[] | null;
+  return `${body.slice(0, start)}"${verdictOfInputs(inputs, now, halfLifeDays)}"${BODY_END}`;
 }

@@ -76,11 +76,7 @@ export function verdict(
   return { score, riskLevel: levelOf(score) };
 }
 
-/**
- * The verdict's inputs as search reads them (`verdictInputsSql`): per member company, fraud type and
- * dispute state only the latest report (the heaviest of its group, since weight only falls with
- * age), and every public report (their weights add up). `[companyId, fraudType, reportedAt ms, disputed]`.
- */
+/** One matching report as search hands it to the rule: `[companyId, fraudType, reportedAt ms, disputed]`. */
 export type VerdictInput = [string | null, string, number, boolean];
 
 export function verdictOfInputs(inputs: readonly VerdictInput[] | null, now: Date, halfLifeDays: number): RiskLevel {
@@ -94,14 +90,13 @@ export function verdictOfInputs(inputs: readonly VerdictInput[] | null, now: Dat
 }
 
 /**
- * The reduction behind `VerdictInput`, over a relation with columns (company_id uuid, null for
- * public; fraud_type text; reported_at timestamptz; disputed boolean), as JSON text. The rule itself
- * runs in Node (`verdict`): computing it in SQL cost more CPU per search than the rest of the summary,
- * most of it planning (decision 0051).
+ * The verdict's inputs over a relation with columns (company_id uuid, null for public; fraud_type
+ * text; reported_at timestamptz; disputed boolean), as JSON (null when it is empty): an aggregate,
+ * so search adds it to the summary's own pass over the matches. The rule itself runs in Node
+ * (`verdict`): computing it in SQL cost more CPU per search than the rest of the summary, most of it
+ * planning (decision 0052).
  */
-export function verdictInputsSql(relation: string) {
-  const rel = sql.table(relation);
-  return sql<string>`(select json_agg(json_build_array(company_id, fraud_type, (extract(epoch from reported_at) * 1000)::float8, disputed))::text
-    from (select company_id, fraud_type, max(reported_at) as reported_at, disputed from ${rel} where company_id is not null group by company_id, fraud_type, disputed
-          union all select company_id, fraud_type, reported_at, disputed from ${rel} where company_id is null) latest)`;
+export function verdictInputsSql(alias: string) {
+  const col = (name: string) => sql.ref(`${alias}.${name}`);
+  return sql<string>`json_agg(json_build_array(${col('company_id')}, ${col('fraud_type')}, (extract(epoch from ${col('reported_at')}) * 1000)::float8, ${col('disputed')}))`;
 }
