@@ -32,6 +32,8 @@ const env = {
   // The failure timing below makes many failed sign-ins from one address on purpose.
   REDFLAG_SIGN_IN_FAILURES_PER_ACCOUNT: '1000000',
   REDFLAG_SIGN_IN_FAILURES_PER_ADDRESS: '1000000',
+  // /metrics answers only operators' keys and allow-listed addresses; the bench reads it from here.
+  REDFLAG_METRICS_ALLOW: '127.0.0.1',
 };
 delete env.DATABASE_URL;
 delete env.REDIS_URL;
