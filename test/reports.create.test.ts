@@ -320,6 +320,15 @@ describe('Idempotency-Key', () => {
     }
   });
 
+  it('waits for a holder whose lease is about to lapse (a process killed a moment ago), then creates the report', async () => {
+    const body = reportBody();
+    const k = await markerOf(body, new Date(Date.now() + 800));
+    const retried = await post(body, withKey(k));
+    expect(retried.statusCode, retried.body).toBe(201);
+    const again = await post(body, withKey(k));
+    expect(again.json().data.id).toBe(retried.json().data.id);
+  });
+
   it('does not store a failed request: the same key may be retried with a corrected body', async () => {
     const k = `retry-${digits(10)}`;
     const failed = await post(reportBody({ identifiers: [{ label: 'bvn', value: '123' }] }), withKey(k));

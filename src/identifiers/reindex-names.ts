@@ -15,7 +15,8 @@ const TABLES = [
  * Account names indexed before look-alikes were folded (index version 1) are indexed again: each
  * stored value is opened, normalised by today's rules and its blind index rewritten, version 2.
  * Run at start-up after the migrations (the key is needed, which a migration does not have); once
- * every row is current it costs one indexed query. All-ASCII names get the same index as before,
+ * every row is current it costs one look-up in a partial index that is then empty (migration 0015;
+ * the version is written as a literal so the planner can match that index's predicate). All-ASCII names get the same index as before,
  * so until a row is done only names with invisible or look-alike characters are missed by search.
  * Returns how many rows were re-indexed.
  */
@@ -26,7 +27,7 @@ export async function reindexLookalikeNames(db: Kysely<Database>, crypto: Crypto
     for (;;) {
       const { rows } = await sql<{ id: string; company_id: string; record_id: string; value_token: string }>`
         select id, company_id, ${sql.ref(record)} as record_id, value_token from ${sql.table(table)}
-        where label = 'account_name' and index_version < ${NAME_INDEX_VERSION} and id > ${after}
+        where label = 'account_name' and index_version < ${sql.lit(NAME_INDEX_VERSION)} and id > ${after}
         order by id limit ${BATCH}`.execute(db);
       if (rows.length === 0) break;
       for (const row of rows) {

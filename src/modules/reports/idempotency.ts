@@ -13,6 +13,14 @@ const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
 const ABANDONED_AFTER_MS = 60 * 1000;
 /** What a retry of a request still running in a live process is told to wait, in seconds. */
 const IN_FLIGHT_RETRY_AFTER_SECONDS = 1;
+/**
+ * A retry whose key is held by a process whose lease runs out within this long waits here, polling,
+ * instead of being sent away: a process killed a moment ago still has up to a lease
+ * (INSTANCE_LEASE_MS) to run, and a retry answered the moment it lapses beats a 409 and a second
+ * retry. A live holder that finishes meanwhile gets its response replayed.
+ */
+const IN_FLIGHT_WAIT_MS = 2_500;
+const IN_FLIGHT_POLL_MS = 100;
 
 const inFlight = () =>
   new AppError('IDEMPOTENCY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed; retry shortly', {
@@ -60,6 +68,7 @@ export async function startIdempotent(
   db: Kysely<Database>,
   scope: IdempotencyScope,
   sealer: ResponseSealer,
+  waitUntil = Date.now() + IN_FLIGHT_WAIT_MS,
 ): Promise<IdempotencyStart> {
   const claimId = randomUUID();
   const claimed = await db
@@ -90,11 +99,17 @@ export async function startIdempotent(
       // Whether the process that holds the key is alive: its lease has not lapsed.
       sql<boolean | null>`(select bool_or(lease_until > now()) from service_instances where id = claimed_by)`.as('owner_alive'),
       sql<boolean>`claimed_by is not null`.as('owner_known'),
+      // How long the holder's lease still runs (capped: the embedded engine's is infinite).
+      sql<
+        number | null
+      >`least(1e9, extract(epoch from (select max(lease_until) from service_instances where id = claimed_by) - now()) * 1000)`.as(
+        'lease_left_ms',
+      ),
     ])
     .where('company_id', '=', scope.companyId)
     .where('key', '=', scope.key)
     .executeTakeFirst();
-  if (!existing) return startIdempotent(db, scope, sealer); // removed in between (a failed first attempt): try again
+  if (!existing) return startIdempotent(db, scope, sealer, waitUntil); // removed in between (a failed first attempt): try again
   const expired = existing.age_ms > REPLAY_WINDOW_MS;
   const abandoned =
     existing.state === 'in_flight' &&
@@ -128,7 +143,12 @@ export async function startIdempotent(
     if (taken) return { kind: 'proceed', rowId: taken.id, claimId };
     throw inFlight();
   }
-  if (existing.state === 'in_flight') throw inFlight();
+  if (existing.state === 'in_flight') {
+    const leaseLeft = existing.lease_left_ms === null ? Number.POSITIVE_INFINITY : Number(existing.lease_left_ms);
+    if (Date.now() + Math.min(leaseLeft, IN_FLIGHT_POLL_MS) > waitUntil || leaseLeft > IN_FLIGHT_WAIT_MS) throw inFlight();
+    await new Promise((resolve) => setTimeout(resolve, Math.max(10, Math.min(leaseLeft + 10, IN_FLIGHT_POLL_MS))));
+    return startIdempotent(db, scope, sealer, waitUntil);
+  }
   const text = existing.response_body ? sealer.open(existing.response_body, contextOf(scope.companyId, existing.id)) : 'null';
   return { kind: 'replay', status: existing.response_status ?? 200, body: JSON.parse(text) };
 }
