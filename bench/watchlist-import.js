@@ -120,9 +120,18 @@ const result = await new Promise((resolve, reject) => {
 const seconds = (performance.now() - started) / 1000;
 clearInterval(sampler);
 const mib = (b) => `${(b / 2 ** 20).toFixed(0)} MiB`;
+// What the service committed, whatever the answer: a refused or cut upload must not read as a rate.
+const state = (await (await fetch(`http://127.0.0.1:${PORT}/api/v1/external/watchlist/imports/${importId}`, { headers })).json())
+  .data.import;
+const lines = state.processedLines - 1;
+if (result.status !== 200) process.exitCode = 1;
+console.log(
+  `${result.status === 200 ? 'done' : 'FAILED'}: ${lines.toLocaleString('en')} of ${rows.toLocaleString('en')} lines read, ` +
+    `${state.importedRows.toLocaleString('en')} imported, ${state.failedRows.toLocaleString('en')} reported as bad lines`,
+);
 console.log(
   `HTTP ${result.status}: ${JSON.stringify(result.body.data?.import ?? result.body)}\n` +
-    `${rows.toLocaleString('en')} rows in ${seconds.toFixed(1)} s (${Math.round(rows / seconds).toLocaleString('en')} rows/s); ` +
+    `${lines.toLocaleString('en')} lines in ${seconds.toFixed(1)} s (${Math.round(lines / seconds).toLocaleString('en')} lines/s); ` +
     `service RSS ${mib(baseline)} before, peak ${mib(peak)} during (sampled every 250 ms); load average ${load()} at the end`,
 );
 child.kill('SIGTERM');

@@ -134,6 +134,8 @@ export async function buildApp({
     // server is created with it, and looks for late requests only this often (30 s by default).
     http: {
       requestTimeout: config.requestTimeoutMs,
+      // Headers are small: they get a minute however long the body may take.
+      headersTimeout: Math.min(60_000, config.requestTimeoutMs),
       connectionsCheckingInterval: Math.min(config.requestTimeoutMs / 2, 5_000),
     },
     connectionTimeout: config.connectionTimeoutMs,

@@ -239,7 +239,10 @@ export function loadConfig(env: Env = process.env): Config {
     databaseConnectTimeoutMs: integer(env, 'REDFLAG_DB_CONNECT_TIMEOUT_MS', 2_000, 100, 60_000),
     databaseStatementTimeoutMs: integer(env, 'REDFLAG_DB_STATEMENT_TIMEOUT_MS', 5_000, 100, 600_000),
     readyTimeoutMs: integer(env, 'REDFLAG_READY_TIMEOUT_MS', 1_500, 100, 60_000),
-    requestTimeoutMs: integer(env, 'REDFLAG_REQUEST_TIMEOUT_MS', 60_000, 1_000, 600_000),
+    // Ten minutes: a 1,000,000-row watchlist CSV or 5 MiB of evidence from a phone on a slow link
+    // takes minutes to arrive. A client that stops sending is cut by the connection timeout instead,
+    // and headers still have to arrive within Node's 60 s.
+    requestTimeoutMs: integer(env, 'REDFLAG_REQUEST_TIMEOUT_MS', 600_000, 1_000, 3_600_000),
     // Longer than the keep-alive time, so an idle kept-alive connection is closed by that rule, not this one.
     connectionTimeoutMs: integer(env, 'REDFLAG_CONNECTION_TIMEOUT_MS', keepAliveTimeoutMs + 5_000, 1_000, 900_000),
     keepAliveTimeoutMs,

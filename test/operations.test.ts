@@ -61,7 +61,7 @@ describe('the production configuration', () => {
       databaseConnectTimeoutMs: 2_000,
       databaseStatementTimeoutMs: 5_000,
       readyTimeoutMs: 1_500,
-      requestTimeoutMs: 60_000,
+      requestTimeoutMs: 600_000,
       keepAliveTimeoutMs: 65_000,
       connectionTimeoutMs: 70_000,
       metricsAllow: [],
