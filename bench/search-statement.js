@@ -10,7 +10,7 @@ import pg from 'pg';
 import { searchReports } from '../dist/modules/search/search.repository.js';
 
 const url = process.env.DATABASE_URL;
-const schema = process.env.BENCH_SCHEMA ?? 'bench_n1000000_p2';
+const schema = process.env.BENCH_SCHEMA ?? 'bench_n1000000_p3';
 const clients = process.argv[2] ?? '8';
 if (!url) throw new Error('Set DATABASE_URL to the server that holds the seeded schema (run the bench on it first).');
 

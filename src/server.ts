@@ -14,6 +14,7 @@ import {
 } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { reindexLookalikeNames } from './identifiers/reindex-names.js';
+import { sealClearReasons } from './modules/reports/sealed-reason.js';
 
 /** An administration command (`redflag key revoke ...`) may hold the embedded data for a moment. */
 const WAIT_FOR_DATA_DIR_MS = 15_000;
@@ -121,11 +122,14 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
   start().catch(exitWithError);
 }
 
-/** Names indexed under older rules are indexed again once, by the process that migrates. */
+/** Names indexed under older rules are indexed again, and clear reasons sealed, once, by the process that migrates. */
 async function reindexNames(
   db: Parameters<typeof reindexLookalikeNames>[0],
   crypto: Parameters<typeof reindexLookalikeNames>[1],
 ) {
   const count = await reindexLookalikeNames(db, crypto);
   if (count > 0) process.stderr.write(`Re-indexed ${count} account names (look-alike letters, invisible characters).\n`);
+  // Reasons stored in clear before migration 0016 are sealed once, by the same process.
+  const sealed = await sealClearReasons(db, crypto.keyring);
+  if (sealed > 0) process.stderr.write(`Sealed ${sealed} fraud reasons stored in clear before this version.\n`);
 }

@@ -18,6 +18,7 @@ describe('public reports: clear values at rest and in the logs', () => {
     const guestPhone = localPhone();
     const victimName = `${letters(9)} ${letters(10)}`;
     const guestName = `${letters(9)} ${letters(10)}`;
+    const reasonAccount = digits(10);
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/v1/public/reports',
@@ -26,6 +27,7 @@ describe('public reports: clear values at rest and in the logs', () => {
         identifiers: [{ label: 'bvn', value: bvn }],
         victim: { name: victimName, email: victimEmail, phone: victimPhone },
         guestInfo: { name: guestName, email: guestEmail, phone: guestPhone },
+        fraudReason: `He asked me to pay into ${reasonAccount} for a parcel that never came, then blocked me.`,
       }),
     });
     expect(res.statusCode).toBe(201);
@@ -48,6 +50,7 @@ describe('public reports: clear values at rest and in the logs', () => {
       guestPhone.slice(1),
       ...victimName.split(' '),
       ...guestName.split(' '),
+      reasonAccount,
       operator.apiKey,
     ];
     const logText = t.logLines.join('\n');

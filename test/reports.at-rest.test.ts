@@ -25,7 +25,13 @@ describe('clear values at rest and in the logs', () => {
       drivers_license: `${letters(3).toUpperCase()}${digits(5)}AA${digits(2)}`,
     };
     // With an Idempotency-Key, so the stored replay (which repeats the identifiers) is covered too.
-    const body = reportBody({ identifiers: Object.entries(values).map(([label, value]) => ({ label, value })) });
+    // People type identifiers into the reason too: it is sealed at rest, and the masked copy search shows hides them.
+    const reasonAccount = digits(10);
+    const reasonMailbox = letters(12);
+    const body = reportBody({
+      identifiers: Object.entries(values).map(([label, value]) => ({ label, value })),
+      fraudReason: `Paid into ${reasonAccount} after mails from ${reasonMailbox}@example.org, then the caller vanished.`,
+    });
     const created = await t.app.inject({
       method: 'POST',
       url: '/api/v1/external/reports',
@@ -58,6 +64,8 @@ describe('clear values at rest and in the logs', () => {
       values.social_handle,
       values.international_passport,
       values.drivers_license,
+      reasonAccount,
+      reasonMailbox.slice(1),
       company.apiKey,
     ];
     const logText = t.logLines.join('\n');

@@ -231,7 +231,7 @@ describe('POST /api/v1/external/reports', () => {
     } finally {
       await sql`drop trigger refuse_nin on report_identifiers`.execute(t.database.db);
     }
-    const left = await t.database.db.selectFrom('reports').select('id').where('fraud_reason', '=', marker).execute();
+    const left = await t.database.db.selectFrom('reports').select('id').where('fraud_reason_masked', '=', marker).execute();
     expect(left).toEqual([]);
   });
 });

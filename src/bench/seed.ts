@@ -9,6 +9,7 @@ import { createAdminServices } from '../modules/admin/admin.commands.js';
 import { MAX_RATE_LIMIT_PER_MINUTE } from '../modules/companies/companies.service.js';
 import { createKeyEvents } from '../modules/keys/key-events.js';
 import { maskFraudReason } from '../modules/reports/reason-masking.js';
+import { reasonContext } from '../modules/reports/sealed-reason.js';
 import {
   checkedBanks,
   fraudReasonOf,
@@ -93,7 +94,7 @@ export async function seedPopulation(options: SeedOptions): Promise<SeedResult> 
         company_id: company.companyId,
         user_id: r % 3 === 0 ? `officer-${r % 50}` : null,
         fraud_type: fraudTypeOf(r),
-        fraud_reason: fraudReasonOf(r),
+        fraud_reason_token: crypto.keyring.seal(fraudReasonOf(r), reasonContext(company.companyId, id)),
         fraud_reason_masked: maskFraudReason(fraudReasonOf(r)),
         show_uploader_info: r % 6 === 0,
         status: state.status,

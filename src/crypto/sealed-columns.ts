@@ -1,4 +1,5 @@
 import { RESPONSE_LABEL } from '../modules/reports/idempotency.js';
+import { REASON_LABEL } from '../modules/reports/sealed-reason.js';
 import type { SealContext } from './keyring.js';
 
 /**
@@ -52,6 +53,21 @@ export const sealedColumns: readonly SealedColumn[] = [
       label: String(r.label),
       rowId: String(r.id),
     }),
+  },
+  {
+    // Reasons: sealed to the company and the report (src/modules/reports/sealed-reason.ts).
+    table: 'reports',
+    idColumn: 'id',
+    tokenColumn: 'fraud_reason_token',
+    contextColumns: ['company_id', 'id'],
+    context: (r) => ({ companyId: String(r.company_id), recordId: String(r.id), label: REASON_LABEL }),
+  },
+  {
+    table: 'public_reports',
+    idColumn: 'id',
+    tokenColumn: 'fraud_reason_token',
+    contextColumns: ['company_id', 'id'],
+    context: (r) => ({ companyId: String(r.company_id), recordId: String(r.id), label: REASON_LABEL }),
   },
   {
     table: 'public_reports',

@@ -75,7 +75,10 @@ export interface ReportsTable {
   company_id: string;
   user_id: string | null;
   fraud_type: string;
-  fraud_reason: string;
+  /** Null once sealed (migration 0016): the reason is `fraud_reason_token`. */
+  fraud_reason: string | null;
+  /** The reason sealed to the company and the report (src/modules/reports/sealed-reason.ts). */
+  fraud_reason_token: string | null;
   /** The reason with identifier-shaped substrings masked (reason-masking.ts): what other companies see. */
   fraud_reason_masked: string;
   show_uploader_info: Generated<boolean>;
@@ -183,7 +186,9 @@ export interface PublicReportsTable {
   company_id: string;
   reporting_entity: string;
   fraud_type: string;
-  fraud_reason: string;
+  /** Null once sealed (migration 0016): the reason is `fraud_reason_token`. */
+  fraud_reason: string | null;
+  fraud_reason_token: string | null;
   /** The reason with identifier-shaped substrings masked: what search shows. */
   fraud_reason_masked: string;
   financial_institution: string;

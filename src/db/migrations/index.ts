@@ -14,6 +14,7 @@ import * as phoneMasks from './2026_11_23_0011a_phone_masks.js';
 import * as serviceInstances from './2026_11_23_0012_service_instances.js';
 import * as watchlistsWebhooks from './2026_11_23_0014_watchlists_webhooks.js';
 import * as pendingNameReindex from './2026_11_23_0015_pending_name_reindex.js';
+import * as sealedFraudReasons from './2026_11_23_0016_sealed_fraud_reasons.js';
 
 /**
  * Every migration, by name; names sort in the order they run. A landed migration is never
@@ -35,4 +36,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_0012_service_instances': serviceInstances,
   '2026_11_23_0014_watchlists_webhooks': watchlistsWebhooks,
   '2026_11_23_0015_pending_name_reindex': pendingNameReindex,
+  '2026_11_23_0016_sealed_fraud_reasons': sealedFraudReasons,
 };

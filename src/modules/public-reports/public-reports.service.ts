@@ -12,6 +12,7 @@ import { isUuid } from '../ids.js';
 import { checkFraudReason } from '../reports/fraud-reason.js';
 import { maskFraudReason } from '../reports/reason-masking.js';
 import type { FraudType } from '../reports/report-values.js';
+import { openReason, reasonContext } from '../reports/sealed-reason.js';
 import type { SafelistCheck } from '../safelist/safelist.service.js';
 import type { ReportAttachments } from '../uploads/attachments.js';
 import { raisePublicReportPublished, raisePublicReportVisible } from '../webhooks/outbox.js';
@@ -95,7 +96,8 @@ export function createPublicReportsService(deps: {
     return {
       id: row.id,
       userId: null,
-      fraudReason: row.fraud_reason,
+      // Operators moderate the reason as it was written; it is sealed at rest like the contacts.
+      fraudReason: openReason(keyring, row),
       fraudType: row.fraud_type,
       attachments: attachments.links(row.attachments),
       financialInstitution: row.financial_institution,
@@ -173,7 +175,7 @@ export function createPublicReportsService(deps: {
           company_id: companyId,
           reporting_entity: input.reportingEntity,
           fraud_type: input.fraudType,
-          fraud_reason: fraudReason,
+          fraud_reason_token: keyring.seal(fraudReason, reasonContext(companyId, id)),
           fraud_reason_masked: maskFraudReason(fraudReason),
           financial_institution: financialInstitution,
           event_date: eventDate,

@@ -10,7 +10,12 @@ export interface IdentifierView {
  * A report as the API shows it. The list route's response schema drops `status` and identifier ids,
  * so one view serves search, list, get and decode.
  */
-export function reportView(row: ReportRow, identifiers: IdentifierView[], options: { uploaderVisible: boolean }) {
+export function reportView(
+  row: ReportRow,
+  identifiers: IdentifierView[],
+  /** `fraudReason`: the reason opened (it is sealed at rest, sealed-reason.ts). */
+  options: { uploaderVisible: boolean; fraudReason: string },
+) {
   return {
     id: row.id,
     companyId: row.company_id,
@@ -19,7 +24,7 @@ export function reportView(row: ReportRow, identifiers: IdentifierView[], option
     exitedListAt: row.exited_list_at?.toISOString() ?? null,
     exitListReason: row.exit_list_reason,
     fraudType: row.fraud_type,
-    fraudReason: row.fraud_reason,
+    fraudReason: options.fraudReason,
     showUploaderInfo: row.show_uploader_info,
     attachments: row.attachments,
     status: row.status,

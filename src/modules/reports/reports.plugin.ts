@@ -41,6 +41,7 @@ export async function registerReports(
     db,
     identifiers,
     responses: deps.crypto.keyring,
+    reasons: deps.crypto.keyring,
     requestDigest: deps.crypto.requestDigest,
     attachments,
     instanceId: deps.instanceId,
@@ -50,6 +51,7 @@ export async function registerReports(
     db,
     identifiers,
     reports,
+    reasons: deps.crypto.keyring,
     attachments,
     onUnreadable: (err) => app.log.error({ err }, 'a sealed identifier did not open; served marked unreadable'),
   });

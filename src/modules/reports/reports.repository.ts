@@ -17,6 +17,7 @@ const reportColumns = [
   'reports.user_id',
   'reports.fraud_type',
   'reports.fraud_reason',
+  'reports.fraud_reason_token',
   'reports.show_uploader_info',
   'reports.attachments',
   'reports.status',
@@ -36,7 +37,7 @@ export interface NewReport {
   company_id: string;
   user_id: string | null;
   fraud_type: FraudType;
-  fraud_reason: string;
+  fraud_reason_token: string;
   fraud_reason_masked: string;
   show_uploader_info: boolean;
   attachments: string[];
@@ -160,7 +161,8 @@ export function listSubmissions(
 
 export interface ReportChanges {
   fraud_type?: string;
-  fraud_reason?: string;
+  fraud_reason?: null;
+  fraud_reason_token?: string;
   fraud_reason_masked?: string;
   show_uploader_info?: boolean;
   attachments?: string[];

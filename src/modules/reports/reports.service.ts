@@ -20,6 +20,7 @@ import {
 import { maskFraudReason } from './reason-masking.js';
 import type { FraudType, ReportStatus } from './report-values.js';
 import * as repo from './reports.repository.js';
+import { type ReasonSealer, reasonContext } from './sealed-reason.js';
 
 export interface Actor {
   /** The key that acted, or null in a user's session (then `userId`). */
@@ -53,6 +54,8 @@ export function createReportsService(deps: {
   identifiers: SealedIdentifiers;
   /** Seals stored idempotent responses (the keyring). */
   responses: ResponseSealer;
+  /** Seals each reason to its company and report (sealed-reason.ts). */
+  reasons: Pick<ReasonSealer, 'seal'>;
   /** Keyed digest of a request body, stored to tell a retry from another request under the same key. */
   requestDigest: RequestDigest;
   /** Upload URLs in, upload ids stored, signed download links out. */
@@ -93,7 +96,7 @@ export function createReportsService(deps: {
           // In a session the report names the signed-in user, whatever the body says.
           user_id: actor.userId ?? input.userId ?? null,
           fraud_type: input.fraudType,
-          fraud_reason: fraudReason,
+          fraud_reason_token: deps.reasons.seal(fraudReason, reasonContext(actor.companyId, reportId)),
           fraud_reason_masked: maskFraudReason(fraudReason),
           show_uploader_info: input.showUploaderInfo ?? false,
           attachments,
@@ -108,7 +111,7 @@ export function createReportsService(deps: {
         exitedListAt: row.exited_list_at?.toISOString() ?? null,
         exitListReason: row.exit_list_reason,
         fraudType: row.fraud_type,
-        fraudReason: row.fraud_reason,
+        fraudReason,
         companyId: row.company_id,
         updatedAt: row.updated_at.toISOString(),
         createdAt: row.created_at.toISOString(),
@@ -185,7 +188,13 @@ export function createReportsService(deps: {
         if (attachments) await deps.attachments.attach(trx, owner, attachments);
         await repo.updateReport(trx, report.id, {
           ...(input.fraudType !== undefined ? { fraud_type: input.fraudType } : {}),
-          ...(fraudReason !== undefined ? { fraud_reason: fraudReason, fraud_reason_masked: maskFraudReason(fraudReason) } : {}),
+          ...(fraudReason !== undefined
+            ? {
+                fraud_reason: null,
+                fraud_reason_token: deps.reasons.seal(fraudReason, reasonContext(report.company_id, report.id)),
+                fraud_reason_masked: maskFraudReason(fraudReason),
+              }
+            : {}),
           ...(input.showUploaderInfo !== undefined ? { show_uploader_info: input.showUploaderInfo } : {}),
           ...(input.userId !== undefined ? { user_id: input.userId } : {}),
           ...(attachments !== undefined ? { attachments } : {}),

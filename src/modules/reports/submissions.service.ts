@@ -9,6 +9,7 @@ import type { FraudType, ListingStatus, ReportStatus } from './report-values.js'
 import { reportView as baseView, type IdentifierView, tokensByReport } from './report-views.js';
 import * as repo from './reports.repository.js';
 import type { Actor, ReportsService } from './reports.service.js';
+import { openReason, type ReasonSealer } from './sealed-reason.js';
 
 export interface SubmissionsQuery {
   page: number;
@@ -25,6 +26,8 @@ export function createSubmissionsService(deps: {
   db: Kysely<Database>;
   identifiers: SealedIdentifiers;
   reports: ReportsService;
+  /** Opens each reason for its owner (or an operator). */
+  reasons: Pick<ReasonSealer, 'open'>;
   attachments: Pick<ReportAttachments, 'links'>;
   /** Told of each identifier whose token does not open (it is served marked `unreadable`). */
   onUnreadable: (error: SealedValueError) => void;
@@ -33,7 +36,7 @@ export function createSubmissionsService(deps: {
 
   /** The stored upload ids become signed download links, fresh for each response. */
   const reportView = (row: repo.ReportRow, ids: IdentifierView[], options: { uploaderVisible: boolean }) => ({
-    ...baseView(row, ids, options),
+    ...baseView(row, ids, { ...options, fraudReason: openReason(deps.reasons, row) }),
     attachments: deps.attachments.links(row.attachments),
   });
 
