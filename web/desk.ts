@@ -5,8 +5,9 @@ import { identifierRow, readIdentifiers } from './identifier-rows.js';
 import { initModeration, loadQueue } from './moderation.js';
 import { renderSearchResult } from './search-result.js';
 import { initSubmissions, loadSubmissions } from './submissions.js';
+import { initTeam, loadAudit, loadTeam } from './team.js';
 
-const VIEWS = ['sign-in', 'enrol', 'search', 'file', 'submissions', 'moderation'] as const;
+const VIEWS = ['sign-in', 'enrol', 'search', 'file', 'submissions', 'moderation', 'team', 'audit'] as const;
 type View = (typeof VIEWS)[number];
 const notice = byId('notice');
 
@@ -27,9 +28,10 @@ api.use({
   },
 });
 
-/** Company users file and manage reports; operator users moderate. Each sees only their own pages. */
-function setSide(user: { companyId: string | null }): void {
+/** Company users file and manage reports; operator users moderate; a company admin also runs the team. Each sees only their own pages. */
+function setSide(user: { companyId: string | null; role: string }): void {
   document.body.dataset.side = user.companyId ? 'company' : 'operator';
+  document.body.dataset.role = user.role;
 }
 
 async function start(): Promise<void> {
@@ -104,6 +106,8 @@ for (const button of document.querySelectorAll<HTMLButtonElement>('[data-view]')
     show(button.dataset.view as View);
     if (button.dataset.view === 'submissions') void loadSubmissions();
     if (button.dataset.view === 'moderation') void loadQueue();
+    if (button.dataset.view === 'team') void loadTeam();
+    if (button.dataset.view === 'audit') void loadAudit();
   });
 }
 
@@ -157,4 +161,5 @@ byId<HTMLFormElement>('file-form').addEventListener('submit', async (event) => {
 
 initSubmissions();
 initModeration();
+initTeam();
 void start();

@@ -147,6 +147,37 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await expect.poll(() => page.textContent('#submission-message')).toBe('Back on the list.');
   });
 
+  it('lets a company admin invite a colleague, change their role and read the audit trail', async () => {
+    await page.click('button[data-view="team"]');
+    await expect.poll(() => page.textContent('#team-rows')).toContain(person.email);
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
+    const colleague = `colleague-${Date.now()}@example.com`;
+    await page.fill('#invite-email', 'not an address');
+    await page.click('#invite-form button[type=submit]');
+    await expect.poll(() => page.locator('#invite-form .field-error').count()).toBe(1);
+    await page.fill('#invite-email', colleague);
+    await page.selectOption('#invite-role', 'analyst');
+    await page.click('#invite-form button[type=submit]');
+    await expect.poll(() => page.inputValue('#invite-link')).toContain('/invitations/accept?token=');
+    await expect.poll(() => page.textContent('#team-rows')).toContain(colleague);
+    await page.selectOption(`select[aria-label="Role of ${colleague}"]`, 'viewer');
+    await expect.poll(() => page.textContent('#team-message')).toContain('is now viewer');
+    const users = await t.app.inject({ method: 'GET', url: '/api/v1/external/users', headers: key(company.apiKey) });
+    const invited = (users.json().data.users as Array<{ email: string; role: string }>).find((u) => u.email === colleague);
+    expect(invited?.role).toBe('viewer');
+
+    await page.click('button[data-view="audit"]');
+    await page.selectOption('#audit-action', 'search');
+    await page.click('#audit-filter button[type=submit]');
+    // The search made earlier in this session: its kind and count, never the value searched for.
+    await expect.poll(() => page.textContent('#audit-rows')).toContain('phone · 1 found');
+    expect(await page.textContent('#audit-rows')).not.toContain('8031234567');
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
+    await screenshot(page, 'audit-trail');
+  });
+
   it('sends a person whose session has expired back to sign in, saying why; signing in again asks for the code', async () => {
     await page.click('[data-view=search]');
     clock.advance(31 * 60_000);

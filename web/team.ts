@@ -1,0 +1,125 @@
+// A company admin's pages: the team (invite, change a role, remove; the invite link is shown once,
+// to hand over) and the company's audit trail, paged. Both through the typed client only.
+import { api, byId, option, showFieldErrors } from './common.js';
+
+const ROLES: [string, string][] = [
+  ['viewer', 'Viewer — search only'],
+  ['analyst', 'Analyst — search, file and manage reports'],
+  ['admin', 'Admin — also the team, keys and audit trail'],
+];
+
+export async function loadTeam(): Promise<void> {
+  const { data, error } = await api.GET('/api/v1/external/users');
+  const message = byId('team-message');
+  if (!data) {
+    message.textContent = error?.message ?? 'Could not load the team.';
+    return;
+  }
+  const rows = data.data.users.filter((u) => u.status !== 'removed');
+  byId('team-count').textContent = `${rows.length} ${rows.length === 1 ? 'person' : 'people'}`;
+  const body = byId('team-rows');
+  body.replaceChildren();
+  for (const user of rows) {
+    const tr = document.createElement('tr');
+    const cell = (text: string) => Object.assign(document.createElement('td'), { textContent: text });
+    const roleCell = document.createElement('td');
+    const select = document.createElement('select');
+    select.setAttribute('aria-label', `Role of ${user.email}`);
+    for (const [value, text] of ROLES) select.append(option(value, text.split(' — ')[0] as string));
+    select.value = user.role;
+    select.addEventListener('change', async () => {
+      const { error: failed } = await api.PATCH('/api/v1/external/users/{userId}', {
+        params: { path: { userId: user.id } },
+        body: { role: select.value as 'viewer' },
+      });
+      message.textContent = failed ? failed.message : `${user.email} is now ${select.value}; they sign in again.`;
+      await loadTeam();
+    });
+    roleCell.append(select);
+    const actions = document.createElement('td');
+    const remove = Object.assign(document.createElement('button'), {
+      type: 'button',
+      className: 'secondary',
+      textContent: 'Remove',
+    });
+    remove.setAttribute('aria-label', `Remove ${user.email}`);
+    remove.addEventListener('click', async () => {
+      if (!window.confirm(`Remove ${user.email}? They are signed out at once.`)) return;
+      const { error: failed } = await api.DELETE('/api/v1/external/users/{userId}', {
+        params: { path: { userId: user.id } },
+      });
+      message.textContent = failed ? failed.message : `${user.email} was removed.`;
+      await loadTeam();
+    });
+    actions.append(remove);
+    tr.append(cell(user.name ?? '—'), cell(user.email), roleCell, cell(user.status), actions);
+    body.append(tr);
+  }
+}
+
+let auditPage = 1;
+const AUDIT_LIMIT = 20;
+
+export async function loadAudit(): Promise<void> {
+  const action = byId<HTMLSelectElement>('audit-action').value || undefined;
+  const { data, error } = await api.GET('/api/v1/external/audit', {
+    params: { query: { page: auditPage, limit: AUDIT_LIMIT, ...(action ? { action } : {}) } },
+  });
+  if (!data) {
+    byId('audit-count').textContent = error?.message ?? 'Could not load the audit trail.';
+    return;
+  }
+  const { data: events, meta } = data.data;
+  const pages = Math.max(1, Math.ceil(meta.total / meta.limit));
+  byId('audit-count').textContent = `${meta.total} event${meta.total === 1 ? '' : 's'} · page ${meta.page} of ${pages}`;
+  byId<HTMLButtonElement>('audit-previous').disabled = auditPage <= 1;
+  byId<HTMLButtonElement>('audit-next').disabled = auditPage >= pages;
+  const body = byId('audit-rows');
+  body.replaceChildren();
+  for (const event of events) {
+    const tr = document.createElement('tr');
+    const who = event.userId ? `user ${event.userId.slice(0, 8)}` : event.keyId ? `key ${event.keyId.slice(0, 8)}` : '—';
+    // What was searched is never shown, only its label and how many reports matched.
+    const what = event.label
+      ? `${event.label.replace(/_/g, ' ')}${event.resultCount === null ? '' : ` · ${event.resultCount} found`}`
+      : (event.reportId ?? '');
+    for (const text of [new Date(event.createdAt).toLocaleString('en-GB'), event.action, who, what]) {
+      tr.append(Object.assign(document.createElement('td'), { textContent: text }));
+    }
+    body.append(tr);
+  }
+}
+
+export function initTeam(): void {
+  const role = byId<HTMLSelectElement>('invite-role');
+  for (const [value, text] of ROLES) role.append(option(value, text));
+  byId<HTMLFormElement>('invite-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const form = byId('invite-form');
+    const { data, error } = await api.POST('/api/v1/external/users', {
+      body: { email: byId<HTMLInputElement>('invite-email').value, role: role.value as 'viewer' },
+    });
+    if (!data) return showFieldErrors(form, error, byId('invite-message'));
+    for (const old of form.querySelectorAll('.field-error')) old.remove();
+    byId('invite-message').textContent = data.data.emailed
+      ? 'Invitation sent by e-mail. The link below works once, for 72 hours.'
+      : 'Hand this link to them: it works once, for 72 hours, and is not shown again.';
+    byId<HTMLInputElement>('invite-link').value = data.data.inviteUrl;
+    byId('invite-result').hidden = false;
+    byId<HTMLInputElement>('invite-email').value = '';
+    await loadTeam();
+  });
+  byId<HTMLFormElement>('audit-filter').addEventListener('submit', (event) => {
+    event.preventDefault();
+    auditPage = 1;
+    void loadAudit();
+  });
+  byId('audit-previous').addEventListener('click', () => {
+    auditPage = Math.max(1, auditPage - 1);
+    void loadAudit();
+  });
+  byId('audit-next').addEventListener('click', () => {
+    auditPage += 1;
+    void loadAudit();
+  });
+}
