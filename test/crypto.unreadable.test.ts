@@ -40,7 +40,8 @@ describe('seals per key in /metrics', () => {
         { label: 'bvn', value: '22123456789' },
       ],
     });
-    expect(await seals()).toBe(before + 2);
+    // The two identifiers and the fraud reason.
+    expect(await seals()).toBe(before + 3);
   });
 });
 
