@@ -2,12 +2,13 @@
 import { api, byId, characterCount, FRAUD_TYPES, LABELS, option, showFieldErrors } from './common.js';
 import { EvidenceList } from './evidence.js';
 import { identifierRow, readIdentifiers } from './identifier-rows.js';
+import { initKeys, loadKeys } from './keys.js';
 import { initModeration, loadQueue } from './moderation.js';
 import { renderSearchResult } from './search-result.js';
 import { initSubmissions, loadSubmissions } from './submissions.js';
 import { initTeam, loadAudit, loadTeam } from './team.js';
 
-const VIEWS = ['sign-in', 'enrol', 'search', 'file', 'submissions', 'moderation', 'team', 'audit'] as const;
+const VIEWS = ['sign-in', 'enrol', 'search', 'file', 'submissions', 'moderation', 'team', 'keys', 'audit'] as const;
 type View = (typeof VIEWS)[number];
 const notice = byId('notice');
 
@@ -107,6 +108,7 @@ for (const button of document.querySelectorAll<HTMLButtonElement>('[data-view]')
     if (button.dataset.view === 'submissions') void loadSubmissions();
     if (button.dataset.view === 'moderation') void loadQueue();
     if (button.dataset.view === 'team') void loadTeam();
+    if (button.dataset.view === 'keys') void loadKeys();
     if (button.dataset.view === 'audit') void loadAudit();
   });
 }
@@ -162,4 +164,5 @@ byId<HTMLFormElement>('file-form').addEventListener('submit', async (event) => {
 initSubmissions();
 initModeration();
 initTeam();
+initKeys();
 void start();

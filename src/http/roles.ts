@@ -40,6 +40,9 @@ export const ROUTE_ROLES: Readonly<Record<string, readonly UserRole[]>> = {
 
   'GET /api/v1/external/audit': COMPANY_ADMIN,
   'GET /api/v1/external/keys': COMPANY_ADMIN,
+  'POST /api/v1/external/keys': COMPANY_ADMIN,
+  'POST /api/v1/external/keys/:keyId/rotate': COMPANY_ADMIN,
+  'POST /api/v1/external/keys/:keyId/revoke': COMPANY_ADMIN,
   'GET /api/v1/external/users': COMPANY_ADMIN,
   'POST /api/v1/external/users': COMPANY_ADMIN,
   'PATCH /api/v1/external/users/:userId': COMPANY_ADMIN,

@@ -167,6 +167,33 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     const invited = (users.json().data.users as Array<{ email: string; role: string }>).find((u) => u.email === colleague);
     expect(invited?.role).toBe('viewer');
 
+    // API keys: a new key is shown once and works; rotating and revoking ask first.
+    await page.click('button[data-view="keys"]');
+    await expect.poll(() => page.locator('#keys-rows tr').count()).toBe(1);
+    await page.click('#issue-key');
+    await expect.poll(() => page.inputValue('#new-key')).toMatch(/^rf_/);
+    const issued = await page.inputValue('#new-key');
+    const whoami = await t.app.inject({ method: 'GET', url: '/api/v1/auth/whoami', headers: key(issued) });
+    expect(whoami.json().data.company.id).toBe(company.companyId);
+    await expect.poll(() => page.locator('#keys-rows tr').count()).toBe(2);
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
+    const prefix = issued.slice(0, 8);
+    const keyRow = page.locator('#keys-rows tr', { hasText: prefix });
+    page.once('dialog', (dialog) => void dialog.accept());
+    await keyRow.getByRole('button', { name: /Rotate/ }).click();
+    await expect.poll(() => page.inputValue('#new-key')).not.toBe(issued);
+    const replacement = await page.inputValue('#new-key');
+    await expect.poll(() => page.locator('#keys-rows tr').count()).toBe(3);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page
+      .locator('#keys-rows tr', { hasText: replacement.slice(0, 8) })
+      .getByRole('button', { name: /Revoke/ })
+      .click();
+    await expect.poll(() => page.textContent('#keys-message')).toContain('was revoked');
+    const refused = await t.app.inject({ method: 'GET', url: '/api/v1/auth/whoami', headers: key(replacement) });
+    expect(refused.statusCode).toBe(401);
+
     await page.click('button[data-view="audit"]');
     await page.selectOption('#audit-action', 'search');
     await page.click('#audit-filter button[type=submit]');

@@ -117,6 +117,61 @@ export const keyRoutes: RoutesPlugin<{ keys: KeysService }> = async (app, { keys
     async (request) => ok({ keys: await keys.listForCompany(companyOf(request).companyId) }, 'API keys fetched'),
   );
 
+  // A company admin manages the company's own keys: the same operations, scoped to the company.
+  app.post(
+    '/api/v1/external/keys',
+    {
+      config: { auth: 'company' },
+      schema: {
+        tags: ['keys'],
+        summary: 'Issue another API key for the calling company',
+        description: 'The key is in `data.apiKey`, shown this once. The body is optional.',
+        body: IssueKeyBody,
+        response: { 201: IssueKeyResponse },
+      },
+      preValidation: noBodyMeansDefaults,
+    },
+    async (request, reply) => {
+      const issued = await keys.issueForCompany(companyOf(request).companyId, request.body);
+      return reply.code(201).send(ok(issued, 'API key issued'));
+    },
+  );
+
+  app.post(
+    '/api/v1/external/keys/:keyId/rotate',
+    {
+      config: { auth: 'company' },
+      schema: {
+        tags: ['keys'],
+        summary: "Rotate one of the calling company's API keys",
+        description:
+          'Issues a replacement (in `data.apiKey`, shown once). The old key keeps working for the grace period, then fails. The body is optional.',
+        params: KeyIdParams,
+        body: RotateKeyBody,
+        response: { 201: RotateKeyResponse, ...errorResponses(404, 409) },
+      },
+      preValidation: noBodyMeansDefaults,
+    },
+    async (request, reply) => {
+      const rotated = await keys.rotate(request.params.keyId, request.body, companyOf(request).companyId);
+      return reply.code(201).send(ok(rotated, 'API key rotated'));
+    },
+  );
+
+  app.post(
+    '/api/v1/external/keys/:keyId/revoke',
+    {
+      config: { auth: 'company' },
+      schema: {
+        tags: ['keys'],
+        summary: "Revoke one of the calling company's API keys (at once, on every instance within 5 s)",
+        params: KeyIdParams,
+        response: { 200: KeyResponse, ...errorResponses(404) },
+      },
+    },
+    async (request) => ok({ key: await keys.revoke(request.params.keyId, companyOf(request).companyId) }, 'API key revoked'),
+  );
+
   app.get(
     '/api/v1/auth/whoami',
     {

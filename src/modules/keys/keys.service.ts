@@ -86,9 +86,15 @@ export function createKeysService({ db, events }: { db: Kysely<Database>; events
     if (!isUuid(companyId) || !(await findCompanyById(db, companyId))) throw AppError.notFound('Company not found');
   }
 
-  async function requireKey(conn: Kysely<Database> | Transaction<Database>, keyId: string, forUpdate = false) {
+  /** `companyId`: only that company's key (a company admin); another's is the same 404 as a random id. */
+  async function requireKey(
+    conn: Kysely<Database> | Transaction<Database>,
+    keyId: string,
+    forUpdate = false,
+    companyId?: string,
+  ) {
     const row = isUuid(keyId) ? await findApiKeyById(conn, keyId, { forUpdate }) : undefined;
-    if (!row) throw AppError.notFound('API key not found');
+    if (!row || (companyId !== undefined && row.company_id !== companyId)) throw AppError.notFound('API key not found');
     return row;
   }
 
@@ -116,7 +122,8 @@ export function createKeysService({ db, events }: { db: Kysely<Database>; events
     },
 
     /** Takes effect at once here and on every instance within 5 s. Revoking twice is harmless. */
-    async revoke(keyId: string): Promise<ApiKeyView> {
+    async revoke(keyId: string, companyId?: string): Promise<ApiKeyView> {
+      if (companyId !== undefined) await requireKey(db, keyId, false, companyId);
       const row = isUuid(keyId) ? await revokeApiKey(db, keyId) : undefined;
       if (!row) throw AppError.notFound('API key not found');
       await events.publish({ kind: 'key', keyId });
@@ -130,6 +137,7 @@ export function createKeysService({ db, events }: { db: Kysely<Database>; events
     async rotate(
       keyId: string,
       options: { graceHours?: number | undefined; expiresInDays?: number | undefined } = {},
+      companyId?: string,
     ): Promise<IssuedKey & { previous: ApiKeyView }> {
       const graceHours = options.graceHours ?? DEFAULT_GRACE_HOURS;
       if (!Number.isFinite(graceHours) || graceHours < 0 || graceHours > MAX_GRACE_HOURS) {
@@ -137,7 +145,7 @@ export function createKeysService({ db, events }: { db: Kysely<Database>; events
       }
       checkExpiresInDays(options.expiresInDays);
       const result = await db.transaction().execute(async (trx) => {
-        const old = await requireKey(trx, keyId, true);
+        const old = await requireKey(trx, keyId, true, companyId);
         const view = toKeyView(old);
         if (view.status !== 'active')
           throw new AppError('INVALID_STATE', `The API key is ${view.status}; issue a new key instead`);

@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCompany, key } from './helpers/principals.js';
+import { buildTestApp, type TestApp } from './helpers/test-app.js';
+
+const KEYS = '/api/v1/external/keys';
+
+describe("a company admin manages the company's own API keys", () => {
+  let t: TestApp;
+  let company: Awaited<ReturnType<typeof createCompany>>;
+  let other: Awaited<ReturnType<typeof createCompany>>;
+  beforeAll(async () => {
+    t = await buildTestApp({ config: { jobTickSeconds: 0 } });
+    company = await createCompany(t);
+    other = await createCompany(t);
+  });
+  afterAll(() => t?.close());
+
+  const post = (url: string, apiKey: string, payload?: object) =>
+    t.app.inject({ method: 'POST', url, headers: key(apiKey), ...(payload ? { payload } : {}) });
+  const works = async (apiKey: string) => (await t.app.inject({ method: 'GET', url: KEYS, headers: key(apiKey) })).statusCode;
+
+  it('issues a key shown once, rotates it with no grace, and revokes the replacement', async () => {
+    const issued = await post(KEYS, company.apiKey);
+    expect(issued.statusCode).toBe(201);
+    const { apiKey, key: view } = issued.json().data;
+    expect(view).toMatchObject({ companyId: company.companyId, status: 'active' });
+    expect(await works(apiKey)).toBe(200);
+    const listed = await t.app.inject({ method: 'GET', url: KEYS, headers: key(company.apiKey) });
+    expect(JSON.stringify(listed.json())).not.toContain(apiKey);
+
+    const rotated = await post(`${KEYS}/${view.id}/rotate`, company.apiKey, { graceHours: 0 });
+    expect(rotated.statusCode).toBe(201);
+    const replacement = rotated.json().data;
+    expect(replacement.previous.replacedBy).toBe(replacement.key.id);
+    expect(await works(apiKey)).toBe(401);
+    expect(await works(replacement.apiKey)).toBe(200);
+
+    const revoked = await post(`${KEYS}/${replacement.key.id}/revoke`, company.apiKey);
+    expect(revoked.statusCode).toBe(200);
+    expect(revoked.json().data.key.status).toBe('revoked');
+    expect(await works(replacement.apiKey)).toBe(401);
+  });
+
+  it("answers another company's key exactly like a random id, and leaves it working", async () => {
+    const random = '3f1c0c7e-6a7b-4c5d-9e8f-0a1b2c3d4e5f';
+    for (const action of ['rotate', 'revoke']) {
+      const theirs = await post(`${KEYS}/${other.keyId}/${action}`, company.apiKey);
+      const nobodys = await post(`${KEYS}/${random}/${action}`, company.apiKey);
+      expect(theirs.statusCode).toBe(404);
+      expect(theirs.json().data.code).toBe(nobodys.json().data.code);
+      expect(theirs.json().message).toBe(nobodys.json().message);
+    }
+    expect(await works(other.apiKey)).toBe(200);
+  });
+});

@@ -1,0 +1,73 @@
+// A company admin's API keys: issue, rotate (the old key keeps working for a day), revoke. A new key
+// is shown once, here, and never again: the service keeps only its hash.
+import { api, byId } from './common.js';
+
+function showNewKey(apiKey: string, message: string): void {
+  byId<HTMLInputElement>('new-key').value = apiKey;
+  byId('new-key-box').hidden = false;
+  byId('keys-message').textContent = message;
+  byId('new-key').focus();
+}
+
+export async function loadKeys(): Promise<void> {
+  const { data, error } = await api.GET('/api/v1/external/keys');
+  if (!data) {
+    byId('keys-message').textContent = error?.message ?? 'Could not load the keys.';
+    return;
+  }
+  const keys = data.data.keys;
+  byId('keys-count').textContent = `${keys.filter((k) => k.status === 'active').length} active of ${keys.length}`;
+  const body = byId('keys-rows');
+  body.replaceChildren();
+  const date = (iso: string | null) => (iso ? new Date(iso).toLocaleDateString('en-GB') : '—');
+  for (const k of keys) {
+    const tr = document.createElement('tr');
+    const status = k.status === 'active' && k.expiresAt ? `active until ${date(k.expiresAt)}` : k.status;
+    for (const text of [`${k.prefix}…`, status, date(k.createdAt), date(k.lastUsedAt)]) {
+      tr.append(Object.assign(document.createElement('td'), { textContent: text }));
+    }
+    const actions = document.createElement('td');
+    if (k.status === 'active' && !k.replacedBy) {
+      const button = (text: string, label: string, run: () => Promise<void>) => {
+        const b = Object.assign(document.createElement('button'), { type: 'button', className: 'secondary', textContent: text });
+        b.setAttribute('aria-label', label);
+        b.addEventListener('click', () => void run());
+        actions.append(b);
+      };
+      button('Rotate', `Rotate key ${k.prefix}`, async () => {
+        if (!window.confirm(`Replace key ${k.prefix}…? The old key keeps working for 24 hours.`)) return;
+        const { data: rotated, error: failed } = await api.POST('/api/v1/external/keys/{keyId}/rotate', {
+          params: { path: { keyId: k.id } },
+          body: {},
+        });
+        if (!rotated) byId('keys-message').textContent = failed?.message ?? 'That did not work.';
+        else
+          showNewKey(
+            rotated.data.apiKey,
+            `Key ${k.prefix}… was replaced; it keeps working for 24 hours. Copy the new key now: it is not shown again.`,
+          );
+        await loadKeys();
+      });
+      button('Revoke', `Revoke key ${k.prefix}`, async () => {
+        if (!window.confirm(`Revoke key ${k.prefix}…? Programs using it stop working at once.`)) return;
+        const { error: failed } = await api.POST('/api/v1/external/keys/{keyId}/revoke', { params: { path: { keyId: k.id } } });
+        byId('keys-message').textContent = failed ? failed.message : `Key ${k.prefix}… was revoked.`;
+        await loadKeys();
+      });
+    }
+    tr.append(actions);
+    body.append(tr);
+  }
+}
+
+export function initKeys(): void {
+  byId('issue-key').addEventListener('click', async () => {
+    const { data, error } = await api.POST('/api/v1/external/keys', { body: {} });
+    if (!data) {
+      byId('keys-message').textContent = error?.message ?? 'That did not work.';
+      return;
+    }
+    showNewKey(data.data.apiKey, 'Copy the new key now: it is not shown again.');
+    await loadKeys();
+  });
+}
