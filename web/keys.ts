@@ -29,7 +29,11 @@ export async function loadKeys(): Promise<void> {
     const actions = document.createElement('td');
     if (k.status === 'active' && !k.replacedBy) {
       const button = (text: string, label: string, run: () => Promise<void>) => {
-        const b = Object.assign(document.createElement('button'), { type: 'button', className: 'secondary', textContent: text });
+        const b = Object.assign(document.createElement('button'), {
+          type: 'button',
+          className: 'secondary cell-control',
+          textContent: text,
+        });
         b.setAttribute('aria-label', label);
         b.addEventListener('click', () => void run());
         actions.append(b);

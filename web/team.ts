@@ -23,7 +23,7 @@ export async function loadTeam(): Promise<void> {
     const tr = document.createElement('tr');
     const cell = (text: string) => Object.assign(document.createElement('td'), { textContent: text });
     const roleCell = document.createElement('td');
-    const select = document.createElement('select');
+    const select = Object.assign(document.createElement('select'), { className: 'cell-control' });
     select.setAttribute('aria-label', `Role of ${user.email}`);
     for (const [value, text] of ROLES) select.append(option(value, text.split(' — ')[0] as string));
     select.value = user.role;
@@ -39,7 +39,7 @@ export async function loadTeam(): Promise<void> {
     const actions = document.createElement('td');
     const remove = Object.assign(document.createElement('button'), {
       type: 'button',
-      className: 'secondary',
+      className: 'secondary cell-control',
       textContent: 'Remove',
     });
     remove.setAttribute('aria-label', `Remove ${user.email}`);
@@ -83,7 +83,12 @@ export async function loadAudit(): Promise<void> {
     const what = event.label
       ? `${event.label.replace(/_/g, ' ')}${event.resultCount === null ? '' : ` · ${event.resultCount} found`}`
       : (event.reportId ?? '');
-    for (const text of [new Date(event.createdAt).toLocaleString('en-GB'), event.action, who, what]) {
+    for (const text of [
+      new Date(event.createdAt).toLocaleString('en-GB', { dateStyle: 'short', timeStyle: 'short' }),
+      event.action,
+      who,
+      what,
+    ]) {
       tr.append(Object.assign(document.createElement('td'), { textContent: text }));
     }
     body.append(tr);
