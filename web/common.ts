@@ -53,14 +53,19 @@ export function characterCount(area: HTMLTextAreaElement, out: HTMLElement, min:
   update();
 }
 
-/** Clears earlier messages, then shows each server field error beside its field (`[data-field]`). */
-export function showFieldErrors(form: HTMLElement, error: unknown, fallback: HTMLElement): void {
+/** Removes the field errors an earlier answer placed in the form. */
+export function clearFieldErrors(form: HTMLElement): void {
   for (const old of form.querySelectorAll('.field-error')) old.remove();
   for (const input of form.querySelectorAll('[aria-invalid]')) {
     input.removeAttribute('aria-invalid');
     const kept = (input.getAttribute('aria-describedby') ?? '').split(' ').filter((id) => id && !id.startsWith('err-'));
     input.setAttribute('aria-describedby', kept.join(' '));
   }
+}
+
+/** Clears earlier messages, then shows each server field error beside its field (`[data-field]`). */
+export function showFieldErrors(form: HTMLElement, error: unknown, fallback: HTMLElement): void {
+  clearFieldErrors(form);
   const errors = fieldErrors(error);
   let first: HTMLElement | null = null;
   let unplaced = '';

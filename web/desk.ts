@@ -7,8 +7,9 @@ import { initModeration, loadQueue } from './moderation.js';
 import { renderSearchResult } from './search-result.js';
 import { initSubmissions, loadSubmissions } from './submissions.js';
 import { initTeam, loadAudit, loadTeam } from './team.js';
+import { initWatchlist, loadWatchlist } from './watchlist.js';
 
-const VIEWS = ['sign-in', 'enrol', 'search', 'file', 'submissions', 'moderation', 'team', 'keys', 'audit'] as const;
+const VIEWS = ['sign-in', 'enrol', 'search', 'file', 'submissions', 'moderation', 'watchlist', 'team', 'keys', 'audit'] as const;
 type View = (typeof VIEWS)[number];
 const notice = byId('notice');
 
@@ -107,6 +108,7 @@ for (const button of document.querySelectorAll<HTMLButtonElement>('[data-view]')
     show(button.dataset.view as View);
     if (button.dataset.view === 'submissions') void loadSubmissions();
     if (button.dataset.view === 'moderation') void loadQueue();
+    if (button.dataset.view === 'watchlist') void loadWatchlist();
     if (button.dataset.view === 'team') void loadTeam();
     if (button.dataset.view === 'keys') void loadKeys();
     if (button.dataset.view === 'audit') void loadAudit();
@@ -165,4 +167,5 @@ initSubmissions();
 initModeration();
 initTeam();
 initKeys();
+initWatchlist();
 void start();

@@ -1,6 +1,6 @@
 // A company admin's pages: the team (invite, change a role, remove; the invite link is shown once,
 // to hand over) and the company's audit trail, paged. Both through the typed client only.
-import { api, byId, option, showFieldErrors } from './common.js';
+import { api, byId, clearFieldErrors, option, showFieldErrors } from './common.js';
 
 const ROLES: [string, string][] = [
   ['viewer', 'Viewer — search only'],
@@ -105,7 +105,7 @@ export function initTeam(): void {
       body: { email: byId<HTMLInputElement>('invite-email').value, role: role.value as 'viewer' },
     });
     if (!data) return showFieldErrors(form, error, byId('invite-message'));
-    for (const old of form.querySelectorAll('.field-error')) old.remove();
+    clearFieldErrors(form);
     byId('invite-message').textContent = data.data.emailed
       ? 'Invitation sent by e-mail. The link below works once, for 72 hours.'
       : 'Hand this link to them: it works once, for 72 hours, and is not shown again.';

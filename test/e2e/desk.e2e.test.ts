@@ -205,6 +205,41 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await screenshot(page, 'audit-trail');
   });
 
+  it('watches identifiers: one by hand, then a CSV file with its progress and its bad lines by number', async () => {
+    await page.click('button[data-view="watchlist"]');
+    await expect.poll(() => page.textContent('#watch-count')).toContain('0 identifiers watched');
+    await page.selectOption('#watch-label', 'phone');
+    await page.fill('#watch-value', '12');
+    await page.click('#watch-form button[type=submit]');
+    await expect.poll(() => page.locator('#watch-form .field-error').count()).toBe(1);
+    await page.fill('#watch-value', '0803 765 4321');
+    await page.fill('#watch-ref', 'cust-42');
+    await page.click('#watch-form button[type=submit]');
+    await expect.poll(() => page.textContent('#watch-list')).toContain('cust-42');
+    expect(await page.locator('#watch-form .field-error').count()).toBe(0);
+    expect(await page.getAttribute('#watch-value', 'aria-invalid')).toBeNull();
+
+    const lines = ['label,value,ref'];
+    for (let i = 0; i < 2500; i++) lines.push(`phone,0805${String(1_000_000 + i)},c-${i}`);
+    lines[101] = 'phone,12,bad-phone';
+    lines[2001] = 'colour,red';
+    await page.setInputFiles('#import-file', {
+      name: 'customers.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(lines.join('\n')),
+    });
+    await page.click('#import-form button[type=submit]');
+    await expect
+      .poll(() => page.textContent('#import-status'), { timeout: 30_000 })
+      .toContain('Done: 2,500 of 2,500 lines read · 2,498 added · 2 not added');
+    expect(await page.textContent('#import-errors')).toMatch(/Line 102: .*Line 2002: /s);
+    await expect.poll(() => page.textContent('#watch-count')).toContain('2,499 identifiers watched');
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
+    await page.locator('#import-form').scrollIntoViewIfNeeded();
+    await screenshot(page, 'watchlist-import');
+  });
+
   it('sends a person whose session has expired back to sign in, saying why; signing in again asks for the code', async () => {
     await page.click('[data-view=search]');
     clock.advance(31 * 60_000);

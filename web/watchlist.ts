@@ -1,0 +1,149 @@
+// The company's watchlist: identifiers of its own customers that Redflag watches (a report naming one
+// raises a signed webhook). Add one, remove one, or import a CSV of up to 1,000,000 lines with its
+// progress shown while it runs and every bad line listed by number afterwards.
+import { api, byId, clearFieldErrors, LABELS, option, showFieldErrors } from './common.js';
+
+const PAGE = 20;
+
+export async function loadWatchlist(): Promise<void> {
+  const { data } = await api.GET('/api/v1/external/watchlist', { params: { query: { page: 1, limit: PAGE } } });
+  if (!data) return;
+  const { data: entries, meta } = data.data;
+  byId('watch-count').textContent =
+    `${meta.total.toLocaleString('en-GB')} identifier${meta.total === 1 ? '' : 's'} watched${meta.total > PAGE ? ` · the newest ${PAGE} below` : ''}`;
+  const list = byId('watch-list');
+  list.replaceChildren();
+  for (const entry of entries) {
+    const li = document.createElement('li');
+    const label = LABELS.find(([value]) => value === entry.label)?.[1] ?? entry.label;
+    const text = Object.assign(document.createElement('span'), {
+      textContent: `${label}: ${entry.value}${entry.ref ? ` (${entry.ref})` : ''}`,
+    });
+    const remove = Object.assign(document.createElement('button'), {
+      type: 'button',
+      className: 'secondary cell-control',
+      textContent: 'Stop watching',
+    });
+    remove.setAttribute('aria-label', `Stop watching ${entry.value}`);
+    remove.addEventListener('click', async () => {
+      const { error } = await api.DELETE('/api/v1/external/watchlist/{id}', { params: { path: { id: entry.id } } });
+      byId('watch-message').textContent = error ? error.message : `${entry.value} is no longer watched.`;
+      await loadWatchlist();
+    });
+    li.append(text, ' ', remove);
+    list.append(li);
+  }
+}
+
+async function addOne(event: Event): Promise<void> {
+  event.preventDefault();
+  const form = byId('watch-form');
+  const ref = byId<HTMLInputElement>('watch-ref').value.trim();
+  const { data, error } = await api.POST('/api/v1/external/watchlist', {
+    body: {
+      items: [
+        {
+          label: byId<HTMLSelectElement>('watch-label').value,
+          value: byId<HTMLInputElement>('watch-value').value,
+          ...(ref ? { ref } : {}),
+        },
+      ],
+    },
+  });
+  if (!data) return showFieldErrors(form, error, byId('watch-message'));
+  const result = data.data.results[0];
+  if (result && 'error' in result) {
+    // The item's own error, placed beside the value it is about.
+    return showFieldErrors(
+      form,
+      { message: 'Not added.', data: { errors: [{ field: 'value', message: result.error.message }] } },
+      byId('watch-message'),
+    );
+  }
+  clearFieldErrors(form);
+  byId('watch-message').textContent = 'Added to the watchlist.';
+  byId<HTMLInputElement>('watch-value').value = '';
+  byId<HTMLInputElement>('watch-ref').value = '';
+  await loadWatchlist();
+}
+
+/** Lines of the file after its header: what the progress bar counts to. */
+async function dataLines(file: File): Promise<number> {
+  let lines = 0;
+  let last = 10;
+  const reader = file.stream().getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    for (const byte of value) if (byte === 10) lines++;
+    last = value.at(-1) ?? last;
+  }
+  return Math.max(0, lines + (last === 10 ? 0 : 1) - 1);
+}
+
+async function importFile(event: Event): Promise<void> {
+  event.preventDefault();
+  const file = byId<HTMLInputElement>('import-file').files?.[0];
+  const status = byId('import-status');
+  const bar = byId<HTMLProgressElement>('import-progress');
+  byId('import-errors').replaceChildren();
+  if (!file) {
+    status.textContent = 'Choose a CSV file first.';
+    return;
+  }
+  const created = await api.POST('/api/v1/external/watchlist/imports');
+  if (!created.data) {
+    status.textContent = created.error?.message ?? 'The import could not start.';
+    return;
+  }
+  const id = created.data.data.import.id;
+  const total = await dataLines(file);
+  bar.max = Math.max(1, total);
+  bar.value = 0;
+  bar.hidden = false;
+  const show = (imp: { processedLines: number; importedRows: number; failedRows: number }) => {
+    const read = Math.min(total, Math.max(0, imp.processedLines - 1));
+    bar.value = read;
+    status.textContent = `${read.toLocaleString('en-GB')} of ${total.toLocaleString('en-GB')} lines read · ${imp.importedRows.toLocaleString('en-GB')} added · ${imp.failedRows.toLocaleString('en-GB')} not added`;
+  };
+  status.textContent = 'Uploading…';
+  // Progress comes from the import itself (committed a thousand lines at a time), asked twice a second.
+  const poll = setInterval(async () => {
+    const { data } = await api.GET('/api/v1/external/watchlist/imports/{id}', { params: { path: { id } } });
+    if (data) show(data.data.import);
+  }, 500);
+  const form = new FormData();
+  form.append('file', file);
+  const { data, error } = await api.POST('/api/v1/external/watchlist/imports/{id}/file', {
+    params: { path: { id } },
+    body: form as never,
+    bodySerializer: () => form,
+  });
+  clearInterval(poll);
+  if (!data) {
+    status.textContent = `${error?.message ?? 'The upload failed'}. Send the same file again to carry on where it stopped.`;
+    return;
+  }
+  const result = data.data.import;
+  show(result);
+  bar.value = bar.max;
+  status.textContent = `Done: ${status.textContent}.`;
+  if (result.failedRows > 0) {
+    const errors = await api.GET('/api/v1/external/watchlist/imports/{id}/errors', {
+      params: { path: { id }, query: { page: 1, limit: 100 } },
+    });
+    byId('import-errors').replaceChildren(
+      ...(errors.data?.data.data ?? []).map((e) =>
+        Object.assign(document.createElement('li'), { textContent: `Line ${e.line}: ${e.message}` }),
+      ),
+    );
+  }
+  await loadWatchlist();
+}
+
+export function initWatchlist(): void {
+  const label = byId<HTMLSelectElement>('watch-label');
+  for (const [value, text] of LABELS) label.append(option(value, text));
+  byId<HTMLFormElement>('watch-form').addEventListener('submit', (event) => void addOne(event));
+  byId<HTMLFormElement>('import-form').addEventListener('submit', (event) => void importFile(event));
+}
