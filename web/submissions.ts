@@ -1,6 +1,6 @@
 // The company's own submissions: filters and pages as the API has them; one submission with
 // "reveal values" (decode, audited) behind an explicit button; publish a draft; exit and relist with a reason.
-import { api, byId, FRAUD_TYPES, option, showFieldErrors } from './common.js';
+import { api, byId, characterCount, clearFieldErrors, FRAUD_TYPES, option, showFieldErrors } from './common.js';
 
 const LIMIT = 10;
 let page = 1;
@@ -50,6 +50,13 @@ async function openSubmission(id: string): Promise<void> {
   byId('submission-reason').textContent = r.fraudReason;
   showIdentifiers(r.identifiers.map((i) => [i.label, 'hidden until revealed']));
   byId('publish-draft').hidden = r.status !== 'draft';
+  // A draft's type and reason can be changed until it is published; a published report never.
+  byId('draft-form').hidden = r.status !== 'draft';
+  byId<HTMLSelectElement>('draft-type').value = r.fraudType;
+  const reason = byId<HTMLTextAreaElement>('draft-reason');
+  reason.value = r.fraudReason;
+  reason.dispatchEvent(new Event('input'));
+  clearFieldErrors(byId('draft-form'));
   byId('exit-form').hidden = r.status !== 'published' || r.listingStatus !== 'listed';
   byId('relist').hidden = r.listingStatus !== 'exited';
   byId('submission-message').textContent = '';
@@ -102,6 +109,20 @@ export function initSubmissions(): void {
     if (data) showIdentifiers(data.data.report.identifiers.map((i) => [i.label, i.value]));
   });
   byId('publish-draft').addEventListener('click', () => void act('publish', 'Published.'));
+  const draftType = byId<HTMLSelectElement>('draft-type');
+  for (const [value, text] of FRAUD_TYPES) draftType.append(option(value, text));
+  characterCount(byId<HTMLTextAreaElement>('draft-reason'), byId('draft-reason-count'), 50, 2000);
+  byId<HTMLFormElement>('draft-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    if (!current) return;
+    const id = current;
+    const { data, error } = await api.PATCH('/api/v1/external/reports/submissions/{id}', {
+      params: { path: { id } },
+      body: { fraudType: draftType.value as 'other', fraudReason: byId<HTMLTextAreaElement>('draft-reason').value },
+    });
+    if (!data) return showFieldErrors(byId('draft-form'), error, byId('submission-message'));
+    await after(id, 'Draft saved.');
+  });
   byId('relist').addEventListener('click', () => void act('relist', 'Back on the list.'));
   byId<HTMLFormElement>('exit-form').addEventListener('submit', async (event) => {
     event.preventDefault();

@@ -108,9 +108,11 @@ async function importFile(event: Event): Promise<void> {
   };
   status.textContent = 'Uploading…';
   // Progress comes from the import itself (committed a thousand lines at a time), asked twice a second.
+  // An answer that arrives after the upload finished is dropped: it would overwrite the final count.
+  let finished = false;
   const poll = setInterval(async () => {
     const { data } = await api.GET('/api/v1/external/watchlist/imports/{id}', { params: { path: { id } } });
-    if (data) show(data.data.import);
+    if (data && !finished) show(data.data.import);
   }, 500);
   const form = new FormData();
   form.append('file', file);
@@ -119,6 +121,7 @@ async function importFile(event: Event): Promise<void> {
     body: form as never,
     bodySerializer: () => form,
   });
+  finished = true;
   clearInterval(poll);
   if (!data) {
     status.textContent = `${error?.message ?? 'The upload failed'}. Send the same file again to carry on where it stopped.`;
