@@ -103,6 +103,16 @@ describe('watchlist CSV import', () => {
     expect(resumed.json().data.import).toMatchObject({ status: 'done', importedRows: 300, failedRows: 0, processedLines: 301 });
   });
 
+  it('counts the lines of a file that ends with a newline as the file has them', async () => {
+    const lines = csv(10);
+    const id = await start();
+    const res = await send(
+      id,
+      multipart([{ name: 'file', filename: 'watch.csv', contentType: 'text/csv', data: `${lines.join('\n')}\n` }]),
+    );
+    expect(res.json().data.import).toMatchObject({ status: 'done', processedLines: 11, importedRows: 10 });
+  });
+
   it("another company's import is a 404", async () => {
     const id = await start();
     const other = await createCompany(t);

@@ -17,6 +17,10 @@ import {
 import type { KeysService } from './keys.service.js';
 
 const tags = ['admin: keys'];
+// Operators and company admins issue and rotate keys the same way; one wording for both.
+const ISSUE_DESCRIPTION = 'The key is in `data.apiKey`, shown this once. The body is optional.';
+const ROTATE_DESCRIPTION =
+  'Issues a replacement (in `data.apiKey`, shown once). The old key keeps working for the grace period, then fails. The body is optional.';
 
 /** Issue and rotate take only optional settings, so a POST with no body means "defaults". */
 async function noBodyMeansDefaults(request: FastifyRequest): Promise<void> {
@@ -32,7 +36,7 @@ export const keyRoutes: RoutesPlugin<{ keys: KeysService }> = async (app, { keys
       schema: {
         tags,
         summary: 'Issue another API key for a company',
-        description: 'The key is in `data.apiKey`, shown this once. The body is optional.',
+        description: ISSUE_DESCRIPTION,
         params: CompanyIdParams,
         body: IssueKeyBody,
         response: { 201: IssueKeyResponse, ...errorResponses(404) },
@@ -90,8 +94,7 @@ export const keyRoutes: RoutesPlugin<{ keys: KeysService }> = async (app, { keys
       schema: {
         tags,
         summary: 'Rotate an API key',
-        description:
-          'Issues a replacement (in `data.apiKey`, shown once). The old key keeps working for the grace period, then fails. The body is optional.',
+        description: ROTATE_DESCRIPTION,
         params: KeyIdParams,
         body: RotateKeyBody,
         response: { 201: RotateKeyResponse, ...errorResponses(404, 409) },
@@ -125,7 +128,7 @@ export const keyRoutes: RoutesPlugin<{ keys: KeysService }> = async (app, { keys
       schema: {
         tags: ['keys'],
         summary: 'Issue another API key for the calling company',
-        description: 'The key is in `data.apiKey`, shown this once. The body is optional.',
+        description: ISSUE_DESCRIPTION,
         body: IssueKeyBody,
         response: { 201: IssueKeyResponse },
       },
@@ -144,8 +147,7 @@ export const keyRoutes: RoutesPlugin<{ keys: KeysService }> = async (app, { keys
       schema: {
         tags: ['keys'],
         summary: "Rotate one of the calling company's API keys",
-        description:
-          'Issues a replacement (in `data.apiKey`, shown once). The old key keeps working for the grace period, then fails. The body is optional.',
+        description: ROTATE_DESCRIPTION,
         params: KeyIdParams,
         body: RotateKeyBody,
         response: { 201: RotateKeyResponse, ...errorResponses(404, 409) },

@@ -115,6 +115,12 @@ export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists:
       });
       if (file.destroyed) breakOff();
       else file.pipe(parser);
+      // csv-parse counts the empty line after a final newline as a line; the count of lines read must
+      // not. Listened to after pipe() so the parser is attached before the stream flows.
+      let endsWithNewline = false;
+      file.on('data', (chunk: Buffer) => {
+        if (chunk.length > 0) endsWithNewline = chunk[chunk.length - 1] === 10;
+      });
       let batch: Array<{ line: number; label: string; value: string; ref?: string }> = [];
       let done = false;
 
@@ -183,7 +189,7 @@ export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists:
         if (!broken) {
           if (held) take(held);
           done = true;
-          await flush(Math.max(processed, parser.info.lines));
+          await flush(Math.max(processed, parser.info.lines - (endsWithNewline ? 1 : 0)));
         }
       } catch (err) {
         broken = true;
