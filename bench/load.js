@@ -17,7 +17,7 @@ function run(options, onResponseTime) {
  * so bodies and keys vary). Latencies are kept with sub-millisecond precision (autocannon's own
  * histogram rounds to whole milliseconds).
  */
-export async function measure({ baseUrl, request, connections, duration, warmup = 2, onSample, onStart }) {
+export async function measure({ baseUrl, request, connections, duration, warmup = 2, onSample, onStart, keepLatencies = false }) {
   const requests = [
     typeof request === 'function'
       ? {
@@ -52,5 +52,7 @@ export async function measure({ baseUrl, request, connections, duration, warmup 
     non2xx: result.non2xx,
     statusCodes: result.statusCodeStats,
     completed,
+    // Every latency, when asked: a caller that measures in slices takes percentiles over all of them.
+    ...(keepLatencies ? { latencies } : {}),
   };
 }

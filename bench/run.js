@@ -1,4 +1,4 @@
-// npm run bench [-- --identifiers N --connections C --duration S --warmup S --quick --reseed --profile --only a,b]
+// npm run bench [-- --identifiers N --connections C --duration S --warmup S --quick --reseed --profile --only a,b --workers 1,2,4 --screen-rows N]
 // Seeds (or reuses) a database, starts the service as production does, drives it over HTTP and prints
 // one table; each scenario is also a share of a bare-Fastify ceiling measured in the same run.
 // Embedded engine by default; DATABASE_URL=postgres://... for a PostgreSQL server. See bench/README.md.
@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { checkedBanks, createSearchPicker, identifierValue, Namespace, populationShape } from '../dist/bench/population.js';
 import { IDENTIFIER_LABELS, shippedBankDirectory } from '../dist/identifiers/normalize.js';
 import { measure } from './load.js';
+import { measureScreening } from './screen.js';
 import { prepareDatabase } from './seeded-database.js';
 import { postgresCpuBetween, postgresCpuMs, startProcess } from './service.js';
 
@@ -23,6 +24,8 @@ const { values: flags } = parseArgs({
     reseed: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     only: { type: 'string' },
+    workers: { type: 'string' },
+    'screen-rows': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -48,7 +51,14 @@ const options = {
   duration: int(flags.duration, flags.quick ? 2 : 10, 'duration'),
   warmup: int(flags.warmup, flags.quick ? 1 : 3, 'warmup'),
 };
+const workerCounts = (flags.workers ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((w) => int(w, 1, 'workers'));
+const screenRows = int(flags['screen-rows'], flags.quick ? 20_000 : 1_000_000, 'screen-rows');
 const databaseUrl = process.env.DATABASE_URL || undefined;
+if (workerCounts.length && !databaseUrl)
+  throw new Error('--workers needs DATABASE_URL: the embedded database is served by one process');
 const engine = databaseUrl ? 'server' : 'embedded';
 const cacheDir = path.join(root, '.bench-cache');
 
@@ -94,16 +104,32 @@ const submissions = () => ({
   headers: { 'x-api-key': nextKey() },
 });
 const bankList = { method: 'GET', path: '/api/v1/meta-data/banks' };
+// A batch of 100. The customer-book mix is what a bank screening its own customers sends: nearly
+// all of them nobody's (98% misses, 1.5% unique hits, 0.5% common); the search mix is the single
+// search's 60/20/20, for comparison.
+const BATCH_SIZE = 100;
+const customerBook = () => {
+  const r = Math.random();
+  return r < 0.98 ? picker.miss() : r < 0.995 ? picker.unique() : picker.common();
+};
+const batch = (pick) => () =>
+  json('POST', '/api/v1/external/reports/search/batch', {
+    items: Array.from({ length: BATCH_SIZE }, (_, i) => ({ ...pick(), ref: String(i) })),
+  });
 
 const scenarios = [
   { id: 'search', name: 'search 60% unique / 20% common / 20% miss', request: search(() => picker.mixed()) },
   { id: 'common', name: 'search, common hit (~18 reports)', request: search(() => picker.common()) },
   { id: 'unique', name: 'search, unique hit', request: search(() => picker.unique()) },
   { id: 'miss', name: 'search, miss', request: search(() => picker.miss()) },
+  { id: 'batch', name: 'batch of 100, customer-book mix (98% miss)', request: batch(customerBook), items: BATCH_SIZE },
+  { id: 'batch-mixed', name: 'batch of 100, search mix', request: batch(() => picker.mixed()), items: BATCH_SIZE, optIn: true },
   { id: 'create', name: 'create (3 identifiers)', request: create },
   { id: 'list', name: 'list submissions (20 a page)', request: submissions },
   { id: 'banks', name: 'bank list', request: bankList },
-].filter((s) => !flags.only || flags.only.split(',').includes(s.id));
+].filter((s) => (flags.only ? flags.only.split(',').includes(s.id) : !s.optIn));
+// `screen` is not an autocannon scenario: a whole job, measured by bench/screen.js (opt-in, it takes minutes).
+const screenAsked = (flags.only ?? '').split(',').includes('screen');
 
 const ceilingRequest = {
   method: 'POST',
@@ -137,17 +163,21 @@ async function measureCeiling() {
   }
 }
 
-const results = [];
+let results = [];
 let coldStartMs;
 let rssAtStart;
 let rssPeak = 0;
+let screening;
 const profileDir = path.join(cacheDir, 'profiles', `${engine}-${Date.now()}`);
-try {
-  const ceilingBefore = await measureCeiling();
+
+/** Starts the service (with `env` added), warms it, runs every scenario, and stops it. */
+async function runScenarios(env) {
+  results = [];
+  rssPeak = 0;
   const probeBody = JSON.stringify(picker.unique());
   const service = await startProcess({
     script: path.join(root, 'dist/server.js'),
-    env: database.env,
+    env: { ...database.env, ...env },
     nodeArgs: flags.profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [],
     // The first served request is a real search, on a cold process and database.
     probe: async (url) =>
@@ -196,6 +226,19 @@ try {
       process.stderr.write(` ${Math.round(result.requestsPerSecond).toLocaleString()} req/s\n`);
       results.push({ ...scenario, result });
     }
+    if (screenAsked) {
+      screening = await measureScreening({
+        service,
+        apiKey: apiKeys[0],
+        cacheDir,
+        cacheKey: `${engine}_n${options.identifiers}`,
+        rows: screenRows,
+        pick: customerBook,
+        search: search(() => picker.mixed()),
+        connections: 10,
+        duration: flags.quick ? 3 : 10,
+      });
+    }
   } finally {
     const exit = await service.stop();
     const failed = results.some(({ result }) => result.errors > 0 || result.non2xx > 0);
@@ -203,14 +246,61 @@ try {
       console.error(`service exited with ${exit.code ?? exit.signal}; its last output:\n${service.output()}`);
     }
   }
+  return results;
+}
+
+try {
+  const ceilingBefore = await measureCeiling();
+  const scaling = [];
+  if (workerCounts.length) {
+    for (const workers of workerCounts) {
+      process.stderr.write(`  — ${workers} worker${workers === 1 ? '' : 's'} —\n`);
+      scaling.push({ workers, results: await runScenarios({ REDFLAG_WORKERS: String(workers) }) });
+    }
+  } else {
+    await runScenarios({});
+  }
   // --quick is a smoke check: one ceiling measurement is enough.
   const ceilingAfter = flags.quick ? ceilingBefore : await measureCeiling();
   const ceiling = (ceilingBefore.requestsPerSecond + ceilingAfter.requestsPerSecond) / 2;
-  printTable(ceiling, ceilingBefore, ceilingAfter);
+  for (const run of scaling) {
+    results = run.results;
+    console.log(`\n${run.workers} worker${run.workers === 1 ? '' : 's'}:`);
+    printTable(ceiling, ceilingBefore, ceilingAfter);
+  }
+  if (scaling.length === 0) printTable(ceiling, ceilingBefore, ceilingAfter);
+  if (scaling.length > 1) printScaling(scaling);
+  if (screening) printScreening(screening);
   if (flags.profile)
     console.log(`\nCPU profiles: node bench/profile-summary.js ${path.relative(process.cwd(), profileDir)}/*.cpuprofile`);
 } finally {
   await database.cleanup();
+}
+
+/** Each scenario's throughput by worker count, and what each added worker added (against the first's). */
+function printScaling(scaling) {
+  console.log('\nScaling (req/s by workers; in brackets what each added worker added, as a share of the first worker):');
+  for (const { id, name } of scaling[0].results) {
+    const rates = scaling.map((run) => run.results.find((r) => r.id === id)?.result.requestsPerSecond ?? 0);
+    const cells = rates.map((rate, i) => {
+      if (i === 0) return `${scaling[i].workers}: ${Math.round(rate)}`;
+      const added = (rate - rates[i - 1]) / (scaling[i].workers - scaling[i - 1].workers) / rates[0];
+      return `${scaling[i].workers}: ${Math.round(rate)} (${added.toFixed(2)}×)`;
+    });
+    console.log(`  ${name}: ${cells.join(' | ')}`);
+  }
+}
+
+function printScreening(r) {
+  const mb = (bytes) => `${Math.round(bytes / 2 ** 20)} MB`;
+  console.log(
+    `\nscreen: ${r.rows.toLocaleString()} rows in ${r.seconds.toFixed(1)} s (upload done at ${r.uploadedSeconds.toFixed(1)} s), ` +
+      `${Math.round(r.rowsPerSecond).toLocaleString()} rows/s; ${r.matches.toLocaleString()} matched, ${r.errors.toLocaleString()} rejected\n` +
+      `  service RSS peak during the job: ${mb(r.rssPeak)}\n` +
+      `  single searches (search mix, 10 connections): alone ${Math.round(r.searchAlone.requestsPerSecond)}/s p99 ${r.searchAlone.p99.toFixed(1)} ms; ` +
+      `beside the job ${Math.round(r.searchBeside.requestsPerSecond)}/s p99 ${r.searchBeside.p99.toFixed(1)} ms ` +
+      `(${(r.searchBeside.p99 / r.searchAlone.p99).toFixed(2)}× alone; worst 5-s slice ${r.searchBeside.worstSliceP99.toFixed(1)} ms)`,
+  );
 }
 
 function printTable(ceiling, before, after) {
@@ -257,6 +347,12 @@ function printTable(ceiling, before, after) {
       `cold start to the first served search: ${Math.round(coldStartMs)} ms\n` +
       `database size on disk (${database.sizeNote}): ${mb(database.sizeBytes)}`,
   );
+  for (const { name, items, result: r } of results.filter((s) => s.items)) {
+    console.log(
+      `${name}: ${Math.round(r.requestsPerSecond * items).toLocaleString()} identifiers screened a second ` +
+        `(CPU ${((r.serviceCpuMs + (r.postgresCpuMs ?? 0)) / items).toFixed(3)} ms per identifier)`,
+    );
+  }
   const failed = results.filter(({ result: r }) => r.errors > 0 || r.non2xx > 0);
   for (const { name, result } of failed) console.log(`!! ${name}: status codes ${JSON.stringify(result.statusCodes)}`);
   fs.writeFileSync(

@@ -19,11 +19,11 @@ let text = '';
 const db = new Kysely({ dialect: new PostgresDialect({ pool }), log: (event) => (text = event.query.sql) });
 const key = (await pool.query('select id, company_id from api_keys where company_id is not null limit 1')).rows[0];
 const requestId = 'bench-search-statement';
-const audit = { companyId: key.company_id, operatorId: null, keyId: key.id, requestId };
-await searchReports(db, { label: 'phone', column: 'blind_index', indexes: [Buffer.alloc(32)] }, audit, 'Search');
+const audit = { companyId: key.company_id, operatorId: null, keyId: key.id, userId: null, requestId };
+await searchReports(db, { label: 'phone', column: 'blind_index', indexes: [Buffer.alloc(32)] }, audit, 30);
 
-const values = ["'phone'", ':bi', '100', "'phone'", ':bi', '100', `'${key.company_id}'`, 'null', `'${key.id}'`];
-values.push("'phone'", ':bi', `'${requestId}'`, "'Search'");
+const values = ["'phone'", ':bi', '100', "'phone'", ':bi', '100', `'${key.company_id}'`, 'null', `'${key.id}'`, 'null'];
+values.push("'phone'", ':bi', `'${requestId}'`);
 const statement = text
   .replace(/--[^\n]*/g, '')
   .replace(/\s+/g, ' ')

@@ -1,5 +1,6 @@
 // kill -9 cycles with creates in flight, the container PID-1 case, and SIGTERM during a burst.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { call, createReport, reportBody } from './http.js';
 
@@ -136,4 +137,57 @@ export async function sigtermBurst(service, { apiKey }) {
   await service.start();
   const lost = await countLost(service, apiKey, acked);
   return { acked: acked.size, lost, exitCode: code, ...stats };
+}
+
+/**
+ * A screening job killed with -9 mid-job `kills` times: after each restart it must resume at its
+ * next chunk and finish with every row screened once and audited once (no row twice, none lost).
+ */
+export async function screeningKills(service, { operatorKey }, { rows, kills }) {
+  const made = await call(service.baseUrl, 'POST', '/api/v1/admin/companies', {
+    headers: { 'x-api-key': operatorKey },
+    body: { businessName: `Chaos Screening ${randomUUID().slice(0, 8)}`, rateLimitPerMinute: 1_000_000 },
+  });
+  if (made.status !== 201) throw new Error(`screening company: ${made.status}`);
+  const headers = { 'x-api-key': made.json.data.apiKey };
+  let text = 'label,value,ref\n';
+  for (let i = 0; i < rows; i++) text += `nin,${20_000_000_000 + i},c-${i}\n`;
+  const form = new FormData();
+  form.append('file', new Blob([text], { type: 'text/csv' }), 'customers.csv');
+  const accepted = await fetch(`${service.baseUrl}/api/v1/external/screenings`, { method: 'POST', headers, body: form });
+  if (accepted.status !== 202) throw new Error(`screening upload: ${accepted.status}`);
+  const id = (await accepted.json()).data.job.id;
+  const job = async () => (await call(service.baseUrl, 'GET', `/api/v1/external/screenings/${id}`, { headers })).json?.data?.job;
+  const resumeMs = [];
+  let killed = 0;
+  for (let k = 0; k < kills; k++) {
+    const before = (await job())?.rowsScreened ?? 0;
+    if (before >= rows) break;
+    // Killed while it screens: once it has moved on since the last restart.
+    for (let waited = 0; ((await job())?.rowsScreened ?? 0) === before && waited < 30_000; waited += 20) await sleep(20);
+    await sleep(Math.random() * 150);
+    await service.kill9();
+    killed++;
+    await service.start();
+    const at = performance.now();
+    const after = (await job())?.rowsScreened ?? 0;
+    for (let waited = 0; ((await job())?.rowsScreened ?? 0) === after && after < rows && waited < 60_000; waited += 20)
+      await sleep(20);
+    resumeMs.push(performance.now() - at);
+  }
+  let last;
+  for (let waited = 0; waited < 300_000; waited += 200) {
+    last = await job();
+    if (last?.status === 'done' || last?.status === 'failed') break;
+    await sleep(200);
+  }
+  const audit = await call(service.baseUrl, 'GET', '/api/v1/external/audit?action=screen&limit=1', { headers });
+  return {
+    rows,
+    kills: killed,
+    status: last?.status,
+    screened: last?.rowsScreened,
+    audited: audit.json?.data?.meta?.total,
+    resumeMs,
+  };
 }

@@ -1,12 +1,12 @@
 // npm run chaos [-- --quick] [--cycles N] [--fuzz-requests N]
 // The fault suite as an instrument, on the embedded engine or (with DATABASE_URL) a PostgreSQL
 // server, with Redis when REDIS_URL is set: kill -9 cycles with creates in flight, the container
-// PID-1 case, database outages (refuse, reset, blackhole, terminated backends), Redis refused and
+// PID-1 case, a screening job killed mid-job, database outages (refuse, reset, blackhole, terminated backends), Redis refused and
 // blackholed, SIGTERM during a burst, and the OpenAPI fuzzer. Prints one table; exits 1 on any
 // acknowledged report lost, refusal to start, process exit during an outage, 5xx (other than the
 // 503 an outage calls for), or body outside the envelope. Not part of `npm test`: its figures are timings.
 import { parseArgs } from 'node:util';
-import { canUnshare, killCycles, pidOneCycles, sigtermBurst } from './crash-scenarios.js';
+import { canUnshare, killCycles, pidOneCycles, screeningKills, sigtermBurst } from './crash-scenarios.js';
 import { fuzz } from './fuzz.js';
 import { databaseOutage, redisOutages } from './outage-scenarios.js';
 import { prepareService } from './service.js';
@@ -117,6 +117,17 @@ try {
   } else {
     row('redis', 'not run', 'REDIS_URL not set');
   }
+
+  log('kill -9 during a screening job');
+  const j = await screeningKills(service, keys, { rows: quick ? 30_000 : 100_000, kills: quick ? 3 : 5 });
+  row('screening kill -9', 'kills mid-job', j.kills);
+  row(
+    'screening kill -9',
+    'rows screened / audited / in the file',
+    `${j.screened} / ${j.audited} / ${j.rows} (${j.status})`,
+    j.status === 'done' && j.screened === j.rows && j.audited === j.rows,
+  );
+  row('screening kill -9', 'restart to the job moving again', stats(j.resumeMs));
 
   log('SIGTERM during a burst');
   const s = await sigtermBurst(service, keys);

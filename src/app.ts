@@ -36,6 +36,7 @@ import { registerPublicReports } from './modules/public-reports/public-reports.p
 import { purgeExpiredIdempotencyKeys } from './modules/reports/idempotency.js';
 import { registerReports } from './modules/reports/reports.plugin.js';
 import { safelistRoutes } from './modules/safelist/safelist.routes.js';
+import { registerScreenings } from './modules/screenings/screenings.plugin.js';
 import { registerUploads } from './modules/uploads/uploads.plugin.js';
 import { createMailer } from './modules/users/mailer.js';
 import { createPeople, registerUsers } from './modules/users/users.plugin.js';
@@ -256,6 +257,15 @@ export async function buildApp({
     pollMs: config.webhookPollMs,
   });
 
+  const screenings = await registerScreenings(app, {
+    db,
+    crypto,
+    asyncCommits: database.asyncCommits,
+    riskHalfLifeDays: config.riskHalfLifeDays,
+    pollMs: config.screeningPollMs,
+    engine: database.engine,
+  });
+
   // Every background job, by name: each runs once across instances when due (src/jobs/scheduler.ts).
   const hourly = 3600;
   const jobs: Job[] = [
@@ -305,6 +315,12 @@ export async function buildApp({
       description: 'send due webhook deliveries (each instance also polls every REDFLAG_WEBHOOK_POLL_MS)',
       everySeconds: 60,
       run: (now) => deliveries.runDue(now),
+    },
+    {
+      name: 'screenings.run',
+      description: 'screen the chunks of customer files waiting (each instance also polls every REDFLAG_SCREENING_POLL_MS)',
+      everySeconds: 60,
+      run: () => screenings.runDue(),
     },
   ];
   let scheduler: Scheduler | undefined;

@@ -81,6 +81,27 @@ registerCryptoCommands(program);
 registerSafelistCommands(program, runAdmin);
 registerJobsCommands(program, runAdmin);
 
+program
+  .command('screen')
+  .description(
+    'screen a customer file (CSV: label,value[,ref] after a header line) against the registry for a company, with a progress bar; writes <file>.matches.csv and <file>.errors.csv',
+  )
+  .argument('<file>', 'the CSV file')
+  .requiredOption('--company <id>', 'the company screening its customers')
+  .option('--out <prefix>', 'where the results go: <prefix>.matches.csv and <prefix>.errors.csv')
+  .option('--json', 'machine-readable output')
+  .action(async (file: string, options: { company: string; out?: string; json?: boolean }) => {
+    const { screenAnywhere } = await import('./modules/screenings/screen.command.js');
+    const { job, matchesFile, errorsFile } = await screenAnywhere(loadConfig(), file, options);
+    if (options.json) console.log(JSON.stringify({ job, matchesFile, errorsFile }));
+    else {
+      console.log(
+        `Screened ${job.rowsScreened.toLocaleString('en')} rows: ${job.matches.toLocaleString('en')} matched, ` +
+          `${job.errors.toLocaleString('en')} rejected. Results: ${matchesFile}, ${errorsFile}`,
+      );
+    }
+  });
+
 try {
   if (process.argv.length <= 2)
     throw new UsageError('missing command: serve, migrate, company, key, operator or user (see redflag --help)');

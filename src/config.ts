@@ -102,6 +102,8 @@ export interface Config {
   webhookAllowPrivate: boolean;
   /** How often each instance looks for due webhook deliveries; 0 turns the loop off (tests run it by hand). */
   webhookPollMs: number;
+  /** How often each instance looks for screening chunks to screen when it found none (REDFLAG_SCREENING_POLL_MS). */
+  screeningPollMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -278,5 +280,6 @@ export function loadConfig(env: Env = process.env): Config {
     jobTickSeconds: integer(env, 'REDFLAG_JOB_TICK_SECONDS', 60, 0, 86_400),
     webhookAllowPrivate: flag(env, 'REDFLAG_WEBHOOK_ALLOW_PRIVATE'),
     webhookPollMs: integer(env, 'REDFLAG_WEBHOOK_POLL_MS', 500, 0, 60_000),
+    screeningPollMs: integer(env, 'REDFLAG_SCREENING_POLL_MS', 500, 0, 60_000),
   };
 }

@@ -269,6 +269,35 @@ describe('the redflag command while the server runs on the same data', () => {
     expect((await redflag('webhook', 'redeliver', randomUUID())).code).toBe(1);
   });
 
+  it('files a report over HTTP for the screening run below (the command screens without a server)', async () => {
+    const reporter = await json<{ apiKey: string }>(redflag('company', 'create', '--name', 'Reporting Bank', '--json'));
+    screened.phone = `0809${String(Date.now()).slice(-7)}`;
+    const create = await fetch(`${baseUrl}/api/v1/external/reports`, {
+      method: 'POST',
+      headers: { 'x-api-key': reporter.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        fraudType: 'other',
+        fraudReason: 'x'.repeat(60),
+        identifiers: [{ label: 'phone', value: screened.phone }],
+      }),
+    });
+    expect(create.status).toBe(201);
+  });
+
+  it('screens a customer file while the server runs (through it on the embedded engine), writing the results', async () => {
+    const bank = await json<{ companyId: string }>(
+      redflag('company', 'create', '--name', 'Screening While Serving MFB', '--json'),
+    );
+    const file = path.join(dataDir, 'serving.csv');
+    fs.writeFileSync(file, `label,value,ref\nphone,${screened.phone},s-1\nnin,${String(Date.now()).slice(-11)},s-2\n`);
+    const r = await json<{ job: { status: string; rowsScreened: number; matches: number }; matchesFile: string }>(
+      redflag('screen', file, '--company', bank.companyId, '--out', path.join(dataDir, 'serving-out'), '--json'),
+    );
+    expect(r.job).toMatchObject({ status: 'done', rowsScreened: 2, matches: 1 });
+    expect(r.matchesFile).toBe(path.join(dataDir, 'serving-out.matches.csv'));
+    expect(fs.readFileSync(r.matchesFile, 'utf8')).toContain(`2,phone,${screened.phone},s-1,1,0,1,0,`);
+  });
+
   it('fails every error path with a non-zero exit code and one line on stderr', async () => {
     const revokedKey = (await json<{ keyId: string }>(redflag('company', 'create', '--name', 'Gone Ltd', '--json'))).keyId;
     await redflag('key', 'revoke', revokedKey);
@@ -329,6 +358,9 @@ describe('help and duplicates', () => {
   });
 });
 
+/** What the running server's tests leave for the screening run (a reported phone). */
+const screened = { phone: '' };
+
 describe('the redflag command with no server running', () => {
   it('opens the data itself, and finds what the server wrote', async () => {
     await stopServer();
@@ -341,5 +373,22 @@ describe('the redflag command with no server running', () => {
     // The safelist needs the blind-index key: the command loads it itself.
     const safelist = await json<{ entries: Array<{ label: string }> }>(redflag('safelist', 'list', '--json'));
     expect(safelist.entries.map((e) => e.label)).toContain('phone');
+  });
+
+  it('screens a customer file with a progress report, writing the matched and the rejected rows beside it', async () => {
+    const bank = await json<{ companyId: string }>(redflag('company', 'create', '--name', 'Screening MFB', '--json'));
+    const file = path.join(dataDir, 'customers.csv');
+    fs.writeFileSync(file, `label,value,ref\nphone,${screened.phone},c-1\nemail,someone.else@example.com,c-2\nphone,12,c-3\n`);
+    const r = await json<{ job: { status: string; rowsScreened: number; matches: number; errors: number }; matchesFile: string }>(
+      redflag('screen', file, '--company', bank.companyId, '--json'),
+    );
+    expect(r.job).toMatchObject({ status: 'done', rowsScreened: 3, matches: 1, errors: 1 });
+    const matches = fs.readFileSync(r.matchesFile, 'utf8').trim().split('\n');
+    expect(matches).toHaveLength(2);
+    expect(matches[1]).toMatch(new RegExp(`^2,phone,${screened.phone},c-1,1,0,1,0,`));
+    expect(fs.readFileSync(path.join(dataDir, 'customers.errors.csv'), 'utf8')).toMatch(/^line,message\n4,/);
+    const unknown = await redflag('screen', file, '--company', randomUUID());
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/Company .* not found/);
   });
 });

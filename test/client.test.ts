@@ -4,15 +4,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSearchDecode } from '../examples/create-search-decode.js';
 import { fileWithRetry } from '../examples/idempotent-retry.js';
 import { uploadAndAttach } from '../examples/upload-attach.js';
+import { type RedflagEvent, registerEndpoint, startReceiver, verifyRedflagWebhook } from '../examples/verify-webhook.js';
 import { createCompany } from './helpers/principals.js';
+import { reportBody } from './helpers/reports.js';
 import { buildTestApp, type TestApp } from './helpers/test-app.js';
 import { samples } from './helpers/uploads.js';
 
 const PORT = 4801;
+const RECEIVER_PORT = 4798;
 let t: TestApp;
 let baseUrl: string;
 beforeAll(async () => {
-  t = await buildTestApp();
+  // The example's receiver listens on this machine, so private addresses are allowed here only.
+  t = await buildTestApp({ config: { webhookAllowPrivate: true, webhookPollMs: 100 } });
   await t.app.listen({ port: PORT, host: '127.0.0.1' });
   baseUrl = `http://127.0.0.1:${PORT}`;
 });
@@ -73,5 +77,43 @@ describe('the examples, run against a listening service', () => {
     const pdf = new Blob([samples.pdf()], { type: 'application/pdf' });
     const report = await uploadAndAttach(baseUrl, apiKey, pdf);
     expect(report.attachments).toHaveLength(1);
+  });
+
+  it('verify a webhook: a signed watchlist match is accepted, a forged one refused', async () => {
+    const watcher = await createCompany(t);
+    const reporter = await createCompany(t);
+    const events: RedflagEvent[] = [];
+    let secret = '';
+    const receiver = await startReceiver(
+      RECEIVER_PORT,
+      () => secret,
+      (event) => events.push(event),
+    );
+    try {
+      secret = await registerEndpoint(baseUrl, watcher.apiKey, `http://127.0.0.1:${RECEIVER_PORT}/redflag`);
+      expect(secret).toMatch(/^whsec_/);
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/external/watchlist',
+        headers: { 'x-api-key': watcher.apiKey },
+        payload: { items: [{ label: 'phone', value: '0809 111 2233', ref: 'customer-9' }] },
+      });
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/external/reports',
+        headers: { 'x-api-key': reporter.apiKey },
+        payload: { ...reportBody(), identifiers: [{ label: 'phone', value: '+2348091112233' }] },
+      });
+      await expect.poll(() => events.length, { timeout: 10_000 }).toBe(1);
+      expect(events[0]?.type).toBe('watchlist.match');
+      const forged = {
+        'webhook-id': 'msg_x',
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+        'webhook-signature': 'v1,AAAA',
+      };
+      expect(() => verifyRedflagWebhook(secret, JSON.stringify(events[0]), forged)).toThrow();
+    } finally {
+      receiver.close();
+    }
   });
 });

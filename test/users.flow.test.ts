@@ -103,6 +103,22 @@ describe('invite → accept → enrol TOTP → sign in → act → sign out', ()
     expect((await searchAs(sessionHeaders(t, cookie))).statusCode).toBe(200); // the other session lives on
   });
 
+  it("signs a user out everywhere: every session of theirs ends, another user's lives on", async () => {
+    const { companyId } = await createCompany(t);
+    const analyst = await createUser(t, clock, { companyId }, 'analyst');
+    const second = sessionHeaders(t, sessionCookie(await signIn(t, analyst.email)));
+    const colleague = await createUser(t, clock, { companyId }, 'analyst');
+    expect((await searchAs(second)).statusCode).toBe(200);
+    const out = await t.app.inject({ method: 'POST', url: '/api/v1/auth/sign-out-everywhere', headers: analyst.headers });
+    expect(out.statusCode).toBe(200);
+    expect((await searchAs(analyst.headers)).statusCode).toBe(401);
+    expect((await searchAs(second)).json().data.code).toBe('SESSION_INVALID');
+    expect((await searchAs(colleague.headers)).statusCode).toBe(200);
+    // Without a session it is refused like any session route.
+    const anonymous = await t.app.inject({ method: 'POST', url: '/api/v1/auth/sign-out-everywhere' });
+    expect(anonymous.statusCode).toBe(401);
+  });
+
   it('lets an analyst work without a second factor (not required for analysts by default)', async () => {
     const { companyId } = await createCompany(t);
     const analyst = await createUser(t, clock, { companyId }, 'analyst');

@@ -42,6 +42,39 @@ export function option(value: string, text: string): HTMLOptionElement {
   return o;
 }
 
+/** Writes a form's message line: green for what went well, red (the default style) for a failure. */
+export function tell(target: HTMLElement, text: string, tone: 'ok' | 'error' = 'ok'): void {
+  target.textContent = text;
+  target.dataset.tone = tone;
+}
+
+/**
+ * The pairs of a `<dl class="facts">`, each term and value in its own `<div>` (valid in a `dl`), so
+ * the grid places pairs, and a term never ends a row with its value on the next.
+ */
+export function factPairs(facts: [string, string][]): HTMLElement[] {
+  return facts.map(([term, value]) => {
+    const pair = document.createElement('div');
+    pair.append(
+      Object.assign(document.createElement('dt'), { textContent: term }),
+      Object.assign(document.createElement('dd'), { textContent: value }),
+    );
+    return pair;
+  });
+}
+
+/** A small button in a table row, named for screen readers by what it acts on. */
+export function actionButton(text: string, label: string, run: () => Promise<void>): HTMLButtonElement {
+  const b = Object.assign(document.createElement('button'), {
+    type: 'button',
+    className: 'secondary cell-control',
+    textContent: text,
+  });
+  b.setAttribute('aria-label', label);
+  b.addEventListener('click', () => void run());
+  return b;
+}
+
 /** Live "n / max characters" under a text area, with its limits in words. */
 export function characterCount(area: HTMLTextAreaElement, out: HTMLElement, min: number, max: number): void {
   const update = () => {
@@ -86,6 +119,7 @@ export function showFieldErrors(form: HTMLElement, error: unknown, fallback: HTM
     first ??= target;
   }
   const message = (error as Partial<ApiError> | undefined)?.message ?? 'Something went wrong. Please try again.';
+  fallback.dataset.tone = 'error';
   fallback.textContent = Object.keys(errors).length ? `Please correct the marked fields. ${unplaced}` : message;
   first?.focus();
 }

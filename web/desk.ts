@@ -1,15 +1,36 @@
 // The desk at /: sign-in with the second factor, search, file a report. Talks to the service only through the typed client.
 import { api, byId, characterCount, FRAUD_TYPES, LABELS, option, showFieldErrors } from './common.js';
+import { initCompanies, loadCompanies, loadSafelist } from './companies.js';
+import { initDisputes, loadDisputes, startDispute } from './disputes.js';
 import { EvidenceList } from './evidence.js';
 import { identifierRow, readIdentifiers } from './identifier-rows.js';
 import { initKeys, loadKeys } from './keys.js';
 import { initModeration, loadQueue } from './moderation.js';
+import { initScreening, loadScreenings } from './screening.js';
 import { renderSearchResult } from './search-result.js';
 import { initSubmissions, loadSubmissions } from './submissions.js';
 import { initTeam, loadAudit, loadTeam } from './team.js';
+import { viewer } from './viewer.js';
 import { initWatchlist, loadWatchlist } from './watchlist.js';
+import { initWebhooks, loadWebhooks } from './webhooks.js';
 
-const VIEWS = ['sign-in', 'enrol', 'search', 'file', 'submissions', 'moderation', 'watchlist', 'team', 'keys', 'audit'] as const;
+// Each page and what it loads when opened.
+const LOADERS = {
+  search: undefined,
+  file: undefined,
+  submissions: loadSubmissions,
+  moderation: loadQueue,
+  disputes: loadDisputes,
+  watchlist: loadWatchlist,
+  screening: loadScreenings,
+  team: loadTeam,
+  keys: loadKeys,
+  webhooks: loadWebhooks,
+  audit: loadAudit,
+  companies: loadCompanies,
+  safelist: loadSafelist,
+} satisfies Record<string, (() => Promise<void>) | undefined>;
+const VIEWS = ['sign-in', 'enrol', ...(Object.keys(LOADERS) as (keyof typeof LOADERS)[])] as const;
 type View = (typeof VIEWS)[number];
 const notice = byId('notice');
 
@@ -32,6 +53,8 @@ api.use({
 
 /** Company users file and manage reports; operator users moderate; a company admin also runs the team. Each sees only their own pages. */
 function setSide(user: { companyId: string | null; role: string }): void {
+  viewer.companyId = user.companyId;
+  viewer.role = user.role;
   document.body.dataset.side = user.companyId ? 'company' : 'operator';
   document.body.dataset.role = user.role;
 }
@@ -103,16 +126,17 @@ byId('sign-out').addEventListener('click', async () => {
   notice.textContent = 'You have signed out.';
   show('sign-in');
 });
+function open(view: keyof typeof LOADERS): void {
+  show(view);
+  void LOADERS[view]?.();
+}
+byId('sign-out-everywhere').addEventListener('click', async () => {
+  await api.POST('/api/v1/auth/sign-out-everywhere');
+  notice.textContent = 'You have signed out on every device.';
+  show('sign-in');
+});
 for (const button of document.querySelectorAll<HTMLButtonElement>('[data-view]')) {
-  button.addEventListener('click', () => {
-    show(button.dataset.view as View);
-    if (button.dataset.view === 'submissions') void loadSubmissions();
-    if (button.dataset.view === 'moderation') void loadQueue();
-    if (button.dataset.view === 'watchlist') void loadWatchlist();
-    if (button.dataset.view === 'team') void loadTeam();
-    if (button.dataset.view === 'keys') void loadKeys();
-    if (button.dataset.view === 'audit') void loadAudit();
-  });
+  button.addEventListener('click', () => open(button.dataset.view as keyof typeof LOADERS));
 }
 
 // Search: a POST, so the identifier is never in a URL; the answer at a glance first, then the reports.
@@ -127,7 +151,14 @@ byId<HTMLFormElement>('search-form').addEventListener('submit', async (event) =>
   });
   if (!data) return showFieldErrors(byId('search-form'), error, byId('search-message'));
   byId('search-message').textContent = '';
-  renderSearchResult(out, data.data);
+  renderSearchResult(out, data.data, {
+    companyId: viewer.companyId,
+    mayDispute: viewer.companyId !== null && viewer.role !== 'viewer',
+    onDispute: (reportId) => {
+      open('disputes');
+      startDispute(reportId);
+    },
+  });
   // Read by the e2e suite: from the click to the answer on screen.
   out.dataset.renderMs = String(Math.round(performance.now() - started));
 });
@@ -149,6 +180,10 @@ const fileEvidence = new EvidenceList(
 byId<HTMLFormElement>('file-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   const status = ((event as SubmitEvent).submitter as HTMLButtonElement | null)?.value === 'draft' ? 'draft' : 'published';
+  if (fileEvidence.busy()) {
+    byId('file-message').textContent = 'The evidence files are still uploading. Save when each shows “added”.';
+    return;
+  }
   const { data, error } = await api.POST('/api/v1/external/reports', {
     body: {
       fraudType: fileType.value as 'other',
@@ -168,4 +203,8 @@ initModeration();
 initTeam();
 initKeys();
 initWatchlist();
+initDisputes();
+initWebhooks();
+initScreening();
+initCompanies();
 void start();

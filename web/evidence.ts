@@ -1,10 +1,15 @@
-// Evidence files: each uploads as soon as it is chosen, with its state shown; at most three.
-import { api } from './common.js';
+// Evidence files: each uploads as soon as it is chosen, its bytes counted on a progress bar; at most
+// three, and each can be taken off again before the report is saved.
+import { attachmentReference, uploadFile } from '../client/src/index.js';
 
 type UploadPath = '/api/v1/public/uploads' | '/api/v1/external/uploads';
+const MAX_FILES = 3;
+const size = (bytes: number) => (bytes < 1_000_000 ? `${Math.ceil(bytes / 1000)} KB` : `${(bytes / 1_000_000).toFixed(1)} MB`);
 
 export class EvidenceList {
-  private readonly uploaded: string[] = [];
+  /** Reference URLs of the files kept, in the order they were added. */
+  private uploaded: string[] = [];
+  private pending = 0;
 
   constructor(
     input: HTMLInputElement,
@@ -12,8 +17,13 @@ export class EvidenceList {
     private readonly path: UploadPath,
   ) {
     input.addEventListener('change', async () => {
-      for (const file of input.files ?? []) await this.add(file);
+      const files = [...(input.files ?? [])];
       input.value = '';
+      this.pending += files.length;
+      for (const file of files) {
+        await this.add(file);
+        this.pending--;
+      }
     });
   }
 
@@ -21,24 +31,72 @@ export class EvidenceList {
     return [...this.uploaded];
   }
 
+  /** True while a file is still on its way: saving then would leave it out. */
+  busy(): boolean {
+    return this.pending > 0;
+  }
+
+  /** Starts again from a report's files (their signed download links), or from none. */
+  reset(downloadLinks: string[] = []): void {
+    this.uploaded = [];
+    this.list.replaceChildren();
+    downloadLinks.forEach((link, n) => {
+      const reference = attachmentReference(link);
+      if (!reference) return;
+      this.uploaded.push(reference);
+      const item = document.createElement('li');
+      const name = `Evidence file ${n + 1}`;
+      const open = Object.assign(document.createElement('a'), {
+        href: link,
+        textContent: name,
+        target: '_blank',
+        rel: 'noopener',
+      });
+      item.append(open, ' ');
+      this.list.append(item);
+      this.removable(item, reference, name);
+    });
+  }
+
+  private removable(item: HTMLElement, reference: string, name: string): void {
+    const remove = Object.assign(document.createElement('button'), {
+      type: 'button',
+      className: 'secondary cell-control',
+      textContent: 'Remove',
+    });
+    remove.setAttribute('aria-label', `Remove ${name}`);
+    remove.addEventListener('click', () => {
+      this.uploaded = this.uploaded.filter((url) => url !== reference);
+      item.remove();
+    });
+    item.append(remove);
+  }
+
   private async add(file: File): Promise<void> {
     const item = document.createElement('li');
     this.list.append(item);
-    if (this.uploaded.length >= 3) {
+    if (this.uploaded.length >= MAX_FILES) {
       item.className = 'failed';
-      item.textContent = `${file.name}: not added — at most 3 files.`;
+      item.textContent = `${file.name}: not added — at most ${MAX_FILES} files.`;
       return;
     }
-    item.textContent = `${file.name}: uploading…`;
-    const form = new FormData();
-    form.append('file', file);
-    const { data, error } = await api.POST(this.path, { body: form as never, bodySerializer: () => form });
+    const label = Object.assign(document.createElement('span'), { textContent: `${file.name}: uploading…` });
+    const bar = Object.assign(document.createElement('progress'), { max: file.size || 1, value: 0 });
+    bar.setAttribute('aria-label', `Upload of ${file.name}`);
+    item.append(label, bar);
+    const { data, error } = await uploadFile(location.origin, this.path, file, (sent, total) => {
+      bar.max = total;
+      bar.value = sent;
+      label.textContent = `${file.name}: ${size(sent)} of ${size(total)} sent`;
+    });
+    bar.remove();
     if (data) {
       this.uploaded.push(data.data.url);
-      item.textContent = `${file.name}: added ✓`;
+      label.textContent = `${file.name}: added ✓ `;
+      this.removable(item, data.data.url, file.name);
       return;
     }
     item.className = 'failed';
-    item.textContent = `${file.name}: not added — ${error?.message ?? 'the upload failed'}. Only PDF, PNG, JPEG or WebP files up to 5 MB can be used.`;
+    label.textContent = `${file.name}: not added — ${error?.message ?? 'the upload failed'}. Only PDF, PNG, JPEG or WebP files up to 5 MB can be used.`;
   }
 }

@@ -1,10 +1,19 @@
 // Identifier rows: a type, a value with a hint for that type, and a bank for accounts (sent as <nuban>_<slug>).
 import { loadBanks, option } from './common.js';
 
-export function identifierRow(index: number, labels: [string, string, string][]): HTMLElement {
+/**
+ * One row. `prefix` keeps element ids unique when two forms on a page have rows (filing, editing a
+ * draft); `initial` fills it from a revealed value, an account's bank chosen once the list is in.
+ */
+export function identifierRow(
+  index: number,
+  labels: [string, string, string][],
+  prefix = 'identifier',
+  initial?: { label: string; value: string },
+): HTMLElement {
   const row = document.createElement('div');
   row.className = 'identifier-row';
-  const id = `identifier-${index}`;
+  const id = `${prefix}-${index}`;
   row.innerHTML = `
     <label for="${id}-label">Kind of detail</label>
     <select id="${id}-label" class="id-label"></select>
@@ -17,8 +26,16 @@ export function identifierRow(index: number, labels: [string, string, string][])
     </div>`;
   const label = row.querySelector('select.id-label') as HTMLSelectElement;
   for (const [value, text] of labels) label.append(option(value, text));
+  const input = row.querySelector('input.id-value') as HTMLInputElement;
   const bank = row.querySelector('select.id-bank') as HTMLSelectElement;
-  void loadBanks(bank, (b) => b.slug);
+  const account = initial?.label === 'account' ? /^(\d{10})_(.+)$/.exec(initial.value) : null;
+  if (initial) {
+    label.value = initial.label;
+    input.value = account ? (account[1] as string) : initial.value;
+  }
+  void loadBanks(bank, (b) => b.slug).then(() => {
+    if (account) bank.value = account[2] as string;
+  });
   const hint = row.querySelector('.hint') as HTMLElement;
   const sync = () => {
     hint.textContent = labels.find(([value]) => value === label.value)?.[2] ?? '';

@@ -1,11 +1,11 @@
 // A company admin's API keys: issue, rotate (the old key keeps working for a day), revoke. A new key
 // is shown once, here, and never again: the service keeps only its hash.
-import { api, byId } from './common.js';
+import { actionButton, api, byId, tell } from './common.js';
 
 function showNewKey(apiKey: string, message: string): void {
   byId<HTMLInputElement>('new-key').value = apiKey;
   byId('new-key-box').hidden = false;
-  byId('keys-message').textContent = message;
+  tell(byId('keys-message'), message);
   byId('new-key').focus();
 }
 
@@ -28,16 +28,7 @@ export async function loadKeys(): Promise<void> {
     }
     const actions = document.createElement('td');
     if (k.status === 'active' && !k.replacedBy) {
-      const button = (text: string, label: string, run: () => Promise<void>) => {
-        const b = Object.assign(document.createElement('button'), {
-          type: 'button',
-          className: 'secondary cell-control',
-          textContent: text,
-        });
-        b.setAttribute('aria-label', label);
-        b.addEventListener('click', () => void run());
-        actions.append(b);
-      };
+      const button = (text: string, label: string, run: () => Promise<void>) => actions.append(actionButton(text, label, run));
       button('Rotate', `Rotate key ${k.prefix}`, async () => {
         if (!window.confirm(`Replace key ${k.prefix}…? The old key keeps working for 24 hours.`)) return;
         const { data: rotated, error: failed } = await api.POST('/api/v1/external/keys/{keyId}/rotate', {
@@ -55,7 +46,7 @@ export async function loadKeys(): Promise<void> {
       button('Revoke', `Revoke key ${k.prefix}`, async () => {
         if (!window.confirm(`Revoke key ${k.prefix}…? Programs using it stop working at once.`)) return;
         const { error: failed } = await api.POST('/api/v1/external/keys/{keyId}/revoke', { params: { path: { keyId: k.id } } });
-        byId('keys-message').textContent = failed ? failed.message : `Key ${k.prefix}… was revoked.`;
+        tell(byId('keys-message'), failed ? failed.message : `Key ${k.prefix}… was revoked.`, failed ? 'error' : 'ok');
         await loadKeys();
       });
     }

@@ -1,5 +1,5 @@
 // The operators' queue of public reports: read one decoded (audited), publish it, or reject it with a reason.
-import { api, byId, showFieldErrors } from './common.js';
+import { api, byId, factPairs, showFieldErrors } from './common.js';
 
 let current: string | null = null;
 const text = (tag: string, content: string) => Object.assign(document.createElement(tag), { textContent: content });
@@ -38,7 +38,7 @@ async function openReport(id: string): Promise<void> {
     ['Reporter', [r.guestInfo?.name, r.guestInfo?.email, r.guestInfo?.phone].filter(Boolean).join(', ') || '—'],
     ['Evidence files', String(r.attachments.length)],
   ];
-  byId('moderation-details').replaceChildren(...facts.flatMap(([term, value]) => [text('dt', term), text('dd', value)]));
+  byId('moderation-details').replaceChildren(...factPairs(facts));
   byId('moderation-reason').textContent = r.fraudReason;
   byId('moderation-identifiers').replaceChildren(
     ...r.identifiers.map((i) => text('li', `${i.label.replace(/_/g, ' ')}: ${i.value}`)),

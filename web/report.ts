@@ -44,6 +44,10 @@ form.addEventListener('submit', async (event) => {
   const victim: Record<string, string | number> = { ...contact('victim') };
   const amount = Number(text('amountLost').replace(/[,\s₦]/g, ''));
   if (text('amountLost') !== '') Object.assign(victim, { amountLost: amount, currency: 'NGN' });
+  if (evidence.busy()) {
+    message.textContent = 'Your files are still uploading. Please send the report when each shows “added”.';
+    return;
+  }
   const submit = byId<HTMLButtonElement>('submit');
   submit.disabled = true;
   message.textContent = 'Sending…';

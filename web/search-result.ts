@@ -1,17 +1,32 @@
 // A search answer: the verdict at a glance, then each report. Identifier values of reports are sealed
 // tokens, so only their kinds are shown; nothing here is ever written as HTML.
+import { factPairs } from './common.js';
 
 type SearchData = {
   reports: {
+    id: string;
+    companyId: string;
     fraudType: string;
     fraudReason: string;
     createdAt: string;
     reportingCompany: { businessName: string };
     identifiers: { label: string }[];
+    dispute: { status: string; respondBy: string } | null;
   }[];
   publicReports: { fraudType: string; fraudReason: string; createdAt: string; financialInstitution: string }[];
-  summary: { totalReports: number; totalPublicReports: number; firstReportedAt: string | null; lastReportedAt: string | null };
+  summary: {
+    totalReports: number;
+    totalPublicReports: number;
+    firstReportedAt: string | null;
+    lastReportedAt: string | null;
+    distinctCompanies: number;
+    openDisputes: number;
+    riskLevel: string;
+  };
 };
+
+/** Who is looking: a company analyst may dispute another member's report from here. */
+export type SearchViewer = { companyId: string | null; mayDispute: boolean; onDispute: (reportId: string) => void };
 
 function el(tag: string, text?: string, className?: string): HTMLElement {
   const node = document.createElement(tag);
@@ -19,24 +34,26 @@ function el(tag: string, text?: string, className?: string): HTMLElement {
   if (className) node.className = className;
   return node;
 }
+const RISK: Record<string, string> = { none: 'None', low: 'Low', medium: 'Medium', high: 'High' };
 const day = (iso: string | null) =>
   iso ? new Date(iso).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric' }) : '—';
 
-export function renderSearchResult(out: HTMLElement, data: SearchData): void {
+export function renderSearchResult(out: HTMLElement, data: SearchData, viewer?: SearchViewer): void {
   const { summary } = data;
   const total = summary.totalReports + summary.totalPublicReports;
-  const members = new Set(data.reports.map((r) => r.reportingCompany.businessName)).size;
   const verdict = el('div', undefined, total ? 'verdict flagged' : 'verdict clear');
   verdict.append(el('h2', total ? `Reported ${total} time${total === 1 ? '' : 's'}` : 'No reports found'));
   const facts = el('dl', undefined, 'facts');
-  for (const [term, value] of [
-    ['Members reporting', String(members)],
-    ['Public reports', String(summary.totalPublicReports)],
-    ['First seen', day(summary.firstReportedAt)],
-    ['Last seen', day(summary.lastReportedAt)],
-  ]) {
-    facts.append(el('dt', term), el('dd', value));
-  }
+  facts.append(
+    ...factPairs([
+      ['Risk', RISK[summary.riskLevel] ?? summary.riskLevel],
+      ['Members reporting', String(summary.distinctCompanies)],
+      ['Public reports', String(summary.totalPublicReports)],
+      ['Open disputes', String(summary.openDisputes)],
+      ['First seen', day(summary.firstReportedAt)],
+      ['Last seen', day(summary.lastReportedAt)],
+    ]),
+  );
   verdict.append(facts);
   out.replaceChildren(verdict);
   if (data.reports.length) {
@@ -49,6 +66,14 @@ export function renderSearchResult(out: HTMLElement, data: SearchData): void {
         el('p', r.fraudReason),
         el('p', `Identifiers: ${r.identifiers.map((i) => i.label.replace(/_/g, ' ')).join(', ')}`, 'hint'),
       );
+      if (r.dispute)
+        item.append(el('p', `Disputed (${r.dispute.status}); the member must answer by ${day(r.dispute.respondBy)}.`, 'badge'));
+      if (viewer?.mayDispute && r.companyId !== viewer.companyId && !r.dispute) {
+        const dispute = el('button', 'Dispute this report', 'secondary cell-control') as HTMLButtonElement;
+        dispute.type = 'button';
+        dispute.addEventListener('click', () => viewer.onDispute(r.id));
+        item.append(dispute);
+      }
       list.append(item);
     }
     out.append(list);

@@ -1,10 +1,15 @@
 // The company's own submissions: filters and pages as the API has them; one submission with
 // "reveal values" (decode, audited) behind an explicit button; publish a draft; exit and relist with a reason.
-import { api, byId, characterCount, clearFieldErrors, FRAUD_TYPES, option, showFieldErrors } from './common.js';
+import { api, byId, characterCount, clearFieldErrors, FRAUD_TYPES, LABELS, option, showFieldErrors, tell } from './common.js';
+import { EvidenceList } from './evidence.js';
+import { identifierRow, readIdentifiers } from './identifier-rows.js';
 
 const LIMIT = 10;
 let page = 1;
 let current: string | null = null;
+let draftEvidence: EvidenceList;
+/** Identifiers are sent with a draft edit only once revealed for editing: untouched, they stay as they are. */
+let editingIdentifiers = false;
 
 function query() {
   const value = (id: string) => byId<HTMLSelectElement>(id).value || undefined;
@@ -14,12 +19,16 @@ function query() {
     status: value('filter-status') as 'draft' | undefined,
     listingStatus: value('filter-listing') as 'listed' | undefined,
     fraudType: value('filter-type') as 'other' | undefined,
+    // Days as the API takes them (a UTC day; "until" covers its whole day).
+    from: byId<HTMLInputElement>('filter-from').value || undefined,
+    to: byId<HTMLInputElement>('filter-to').value || undefined,
   };
 }
 
 export async function loadSubmissions(): Promise<void> {
-  const { data } = await api.GET('/api/v1/external/reports/submissions', { params: { query: query() } });
-  if (!data) return;
+  const { data, error } = await api.GET('/api/v1/external/reports/submissions', { params: { query: query() } });
+  if (!data) return showFieldErrors(byId('submissions-filter'), error, byId('submissions-count'));
+  clearFieldErrors(byId('submissions-filter'));
   const { data: items, meta } = data.data;
   const pages = Math.max(1, Math.ceil(meta.total / meta.limit));
   byId('submissions-count').textContent =
@@ -57,11 +66,30 @@ async function openSubmission(id: string): Promise<void> {
   reason.value = r.fraudReason;
   reason.dispatchEvent(new Event('input'));
   clearFieldErrors(byId('draft-form'));
+  editingIdentifiers = false;
+  byId('draft-identifiers').replaceChildren();
+  byId('draft-identifiers-box').hidden = true;
+  byId('draft-edit-identifiers').hidden = false;
+  draftEvidence.reset(r.attachments);
   byId('exit-form').hidden = r.status !== 'published' || r.listingStatus !== 'listed';
   byId('relist').hidden = r.listingStatus !== 'exited';
   byId('submission-message').textContent = '';
   byId('submission').hidden = false;
   byId('submission').focus();
+}
+
+async function reveal(): Promise<{ label: string; value: string }[] | undefined> {
+  if (!current) return;
+  const { data, error } = await api.GET('/api/v1/external/reports/submissions/{id}/decode', {
+    params: { path: { id: current } },
+  });
+  if (!data) {
+    byId('submission-message').textContent = error?.message ?? 'Could not reveal the values.';
+    return;
+  }
+  const identifiers = data.data.report.identifiers;
+  showIdentifiers(identifiers.map((i) => [i.label, i.value]));
+  return identifiers;
 }
 
 function showIdentifiers(rows: [string, string][]): void {
@@ -78,13 +106,13 @@ async function act(path: 'publish' | 'relist', done: string): Promise<void> {
   const url =
     path === 'publish' ? '/api/v1/external/reports/submissions/{id}/publish' : '/api/v1/external/reports/submissions/{id}/relist';
   const { data, error } = await api.POST(url, { params: { path: { id } } });
-  await after(id, data ? done : (error?.message ?? 'That did not work.'));
+  await after(id, data ? done : (error?.message ?? 'That did not work.'), data ? 'ok' : 'error');
 }
 
-async function after(id: string, message: string): Promise<void> {
+async function after(id: string, message: string, tone: 'ok' | 'error' = 'ok'): Promise<void> {
   await openSubmission(id);
   await loadSubmissions();
-  byId('submission-message').textContent = message;
+  tell(byId('submission-message'), message, tone);
 }
 
 export function initSubmissions(): void {
@@ -103,11 +131,27 @@ export function initSubmissions(): void {
     page++;
     void loadSubmissions();
   });
-  byId('reveal').addEventListener('click', async () => {
-    if (!current) return;
-    const { data } = await api.GET('/api/v1/external/reports/submissions/{id}/decode', { params: { path: { id: current } } });
-    if (data) showIdentifiers(data.data.report.identifiers.map((i) => [i.label, i.value]));
+  byId('reveal').addEventListener('click', () => void reveal());
+  // Changing a draft's identifiers starts from their clear values, so it reveals them (audited) first.
+  byId('draft-edit-identifiers').addEventListener('click', async () => {
+    const identifiers = await reveal();
+    if (!identifiers) return;
+    const rows = byId('draft-identifiers');
+    rows.replaceChildren(...identifiers.map((i, n) => identifierRow(n, LABELS, 'draft-identifier', i)));
+    editingIdentifiers = true;
+    byId('draft-edit-identifiers').hidden = true;
+    byId('draft-identifiers-box').hidden = false;
+    rows.querySelector<HTMLElement>('input')?.focus();
   });
+  byId('draft-add-identifier').addEventListener('click', () => {
+    const rows = byId('draft-identifiers');
+    if (rows.children.length < 10) rows.append(identifierRow(rows.children.length, LABELS, 'draft-identifier'));
+  });
+  draftEvidence = new EvidenceList(
+    byId<HTMLInputElement>('draft-evidence'),
+    byId('draft-evidence-list'),
+    '/api/v1/external/uploads',
+  );
   byId('publish-draft').addEventListener('click', () => void act('publish', 'Published.'));
   const draftType = byId<HTMLSelectElement>('draft-type');
   for (const [value, text] of FRAUD_TYPES) draftType.append(option(value, text));
@@ -116,9 +160,18 @@ export function initSubmissions(): void {
     event.preventDefault();
     if (!current) return;
     const id = current;
+    if (draftEvidence.busy()) {
+      byId('submission-message').textContent = 'The evidence files are still uploading. Save when each shows “added”.';
+      return;
+    }
     const { data, error } = await api.PATCH('/api/v1/external/reports/submissions/{id}', {
       params: { path: { id } },
-      body: { fraudType: draftType.value as 'other', fraudReason: byId<HTMLTextAreaElement>('draft-reason').value },
+      body: {
+        fraudType: draftType.value as 'other',
+        fraudReason: byId<HTMLTextAreaElement>('draft-reason').value,
+        attachments: draftEvidence.urls(),
+        ...(editingIdentifiers ? { identifiers: readIdentifiers(byId('draft-identifiers')) } : {}),
+      },
     });
     if (!data) return showFieldErrors(byId('draft-form'), error, byId('submission-message'));
     await after(id, 'Draft saved.');

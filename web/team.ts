@@ -106,6 +106,7 @@ export function initTeam(): void {
     });
     if (!data) return showFieldErrors(form, error, byId('invite-message'));
     clearFieldErrors(form);
+    byId('invite-message').dataset.tone = 'ok';
     byId('invite-message').textContent = data.data.emailed
       ? 'Invitation sent by e-mail. The link below works once, for 72 hours.'
       : 'Hand this link to them: it works once, for 72 hours, and is not shown again.';

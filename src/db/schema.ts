@@ -367,6 +367,54 @@ export interface WatchlistImportsTable {
   updated_at: Generated<Date>;
 }
 
+export interface ScreeningJobsTable {
+  id: string;
+  company_id: string;
+  key_id: string | null;
+  user_id: string | null;
+  status: 'queued' | 'running' | 'done' | 'failed';
+  file_complete: Generated<boolean>;
+  chunks: Generated<number>;
+  next_chunk: Generated<number>;
+  rows_read: Generated<number>;
+  rows_screened: Generated<number>;
+  matches: Generated<number>;
+  errors: Generated<number>;
+  failure: string | null;
+  lease_owner: string | null;
+  lease_until: Date | null;
+  created_at: Generated<Date>;
+  started_at: Date | null;
+  finished_at: Date | null;
+  updated_at: Generated<Date>;
+}
+
+export interface ScreeningChunksTable {
+  job_id: string;
+  seq: number;
+  rows: number;
+  body_token: string;
+}
+
+export interface ScreeningMatchesTable {
+  job_id: string;
+  line: number;
+  row_token: string;
+  total_reports: number;
+  total_public_reports: number;
+  distinct_companies: number;
+  open_disputes: number;
+  risk_level: string;
+  first_reported_at: Date | null;
+  last_reported_at: Date | null;
+}
+
+export interface ScreeningErrorsTable {
+  job_id: string;
+  line: number;
+  message: string;
+}
+
 export interface WatchlistImportErrorsTable {
   import_id: string;
   row: number;
@@ -453,6 +501,10 @@ export interface Database {
   watchlist_entries: WatchlistEntriesTable;
   watchlist_imports: WatchlistImportsTable;
   watchlist_import_errors: WatchlistImportErrorsTable;
+  screening_jobs: ScreeningJobsTable;
+  screening_chunks: ScreeningChunksTable;
+  screening_matches: ScreeningMatchesTable;
+  screening_errors: ScreeningErrorsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;

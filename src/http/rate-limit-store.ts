@@ -5,6 +5,8 @@ type Callback = (error: Error | null, result?: { current: number; ttl: number })
 /** The store contract of @fastify/rate-limit: count one hit in a fixed window. */
 export interface CounterStore {
   incr(key: string, callback: Callback, timeWindow: number, max: number): void;
+  /** Counts `n` more hits in the key's current window (a batch's items beyond its first). */
+  add(key: string, n: number, timeWindow: number): Promise<{ current: number; ttl: number }>;
   /** A store for one route with its own limit; the plugin passes the route's merged options, `routeInfo` among them. */
   child(routeOptions: object): CounterStore;
 }
@@ -33,6 +35,15 @@ export class MemoryCounterStore implements CounterStore {
     callback(null, { current: window.count, ttl: window.resetAt - now });
   }
 
+  async add(key: string, n: number, timeWindow: number): Promise<{ current: number; ttl: number }> {
+    const counted = await new Promise<{ current: number; ttl: number }>((resolve) =>
+      this.incr(key, (_error, result) => resolve(result as { current: number; ttl: number }), timeWindow),
+    );
+    const window = this.windows.get(key) as { count: number };
+    window.count += n - 1;
+    return { current: window.count, ttl: counted.ttl };
+  }
+
   child(): CounterStore {
     return new MemoryCounterStore();
   }
@@ -40,14 +51,14 @@ export class MemoryCounterStore implements CounterStore {
 
 // INCR and set the expiry on the first hit, atomically: every instance counts in one window.
 const INCR_SCRIPT = `
-local current = redis.call('INCR', KEYS[1])
+local current = redis.call('INCRBY', KEYS[1], tonumber(ARGV[2] or '1'))
 if current == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return { current, ttl }`;
 
 type RedisWithCounter = RedisLink['client'] & {
-  redflagCount?: (key: string, windowMs: number) => Promise<[number, number]>;
+  redflagCount?: (key: string, windowMs: number, by?: number) => Promise<[number, number]>;
 };
 
 /**
@@ -80,6 +91,18 @@ export class RedisCounterStore implements CounterStore {
         this.fallback.incr(key, callback, timeWindow, max);
       },
     );
+  }
+
+  async add(key: string, n: number, timeWindow: number): Promise<{ current: number; ttl: number }> {
+    const count = this.client.redflagCount;
+    if (!this.redis.isReady() || !count) return this.fallback.add(key, n, timeWindow);
+    try {
+      const [current, ttl] = await count.call(this.client, this.namespace + key, timeWindow, n);
+      return { current, ttl };
+    } catch (error) {
+      this.redis.noteFailure(error);
+      return this.fallback.add(key, n, timeWindow);
+    }
   }
 
   child(routeOptions: object): CounterStore {

@@ -6,11 +6,21 @@ import { type CounterStore, MemoryCounterStore, RedisCounterStore } from './rate
 
 const MINUTE_MS = 60_000;
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A route whose body holds many requests' worth (a batch): how many it counts for, from the parsed body. */
+    rateLimitItems?: (body: unknown) => number;
+  }
+}
+
 /** @fastify/rate-limit builds its store with `new`; this hands it ours. */
 function storeClass(store: CounterStore) {
   return class implements CounterStore {
     incr(...args: Parameters<CounterStore['incr']>) {
       store.incr(...args);
+    }
+    add(...args: Parameters<CounterStore['add']>) {
+      return store.add(...args);
     }
     child(routeOptions: Parameters<CounterStore['child']>[0]) {
       return store.child(routeOptions);
@@ -33,17 +43,44 @@ export async function registerRateLimit(
 ): Promise<void> {
   const { redis, defaultPerMinute } = options;
   const store = redis ? new RedisCounterStore(redis, `${redis.prefix}rl:`) : new MemoryCounterStore();
+  const maxFor = (request: FastifyRequest) => request.principal?.rateLimitPerMinute ?? defaultPerMinute;
+  const keyFor = (request: FastifyRequest) => {
+    const { principal } = request;
+    if (!principal) return `ip:${normalizeIP(request.ip)}`;
+    return principal.keyId ? `key:${principal.keyId}` : `user:${principal.user?.userId}`;
+  };
+  // A batch counted one on arrival (the body was not read yet); its other items count once it is.
+  app.addHook('preHandler', async (request) => {
+    const items = request.routeOptions.config.rateLimitItems?.(request.body) ?? 1;
+    if (items <= 1 || !request.principal) return;
+    const max = maxFor(request);
+    if (items > max) {
+      throw AppError.validation([
+        { field: 'items', message: `a batch counts each item as a request: at most ${max}, your limit a minute` },
+      ]);
+    }
+    const key = keyFor(request);
+    const { current, ttl } = await store.add(key, items - 1, MINUTE_MS);
+    if (current > max) {
+      // A refused batch gives its items back (it counts as the one request it was, like any refusal).
+      await store.add(key, -(items - 1), MINUTE_MS);
+      const retryAfter = Math.max(1, Math.ceil(ttl / 1000));
+      throw new AppError(
+        'RATE_LIMITED',
+        `Rate limit of ${max} requests a minute exceeded (a batch counts each item); retry in ${retryAfter} s`,
+        {
+          retryAfter,
+        },
+      );
+    }
+  });
   await app.register(rateLimit, {
     global: true,
     hook: 'onRequest',
     timeWindow: MINUTE_MS,
-    max: (request: FastifyRequest) => request.principal?.rateLimitPerMinute ?? defaultPerMinute,
+    max: maxFor,
     // A caller with a key is counted per key, a signed-in user per user; anyone else per address (on routes that opt in).
-    keyGenerator: (request: FastifyRequest) => {
-      const { principal } = request;
-      if (!principal) return `ip:${normalizeIP(request.ip)}`;
-      return principal.keyId ? `key:${principal.keyId}` : `user:${principal.user?.userId}`;
-    },
+    keyGenerator: keyFor,
     // Public routes are limited only when they ask, with `config: { rateLimit: {...} }`.
     allowList: (request: FastifyRequest) => request.principal === null && !request.routeOptions.config.rateLimit,
     enableDraftSpec: true,

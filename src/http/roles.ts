@@ -25,6 +25,7 @@ const SUBMISSIONS = '/api/v1/external/reports/submissions';
 export const ROUTE_ROLES: Readonly<Record<string, readonly UserRole[]>> = {
   'POST /reports/search': [...VIEWER, ...MODERATOR],
   'POST /api/v1/external/reports/search': [...VIEWER, ...MODERATOR],
+  'POST /api/v1/external/reports/search/batch': [...VIEWER, ...MODERATOR],
   'GET /api/v1/auth/whoami': [...VIEWER, ...MODERATOR],
 
   'POST /api/v1/external/reports': ANALYST,
@@ -83,6 +84,13 @@ export const ROUTE_ROLES: Readonly<Record<string, readonly UserRole[]>> = {
   'DELETE /api/v1/external/webhooks/:id': COMPANY_ADMIN,
   'POST /api/v1/external/webhooks/:id/rotate-secret': COMPANY_ADMIN,
   'GET /api/v1/external/webhooks/:id/deliveries': COMPANY_ADMIN,
+
+  // Screening a customer book (issue 16): analysts screen, as they search.
+  'POST /api/v1/external/screenings': ANALYST,
+  'GET /api/v1/external/screenings': ANALYST,
+  'GET /api/v1/external/screenings/:id': ANALYST,
+  'GET /api/v1/external/screenings/:id/matches.csv': ANALYST,
+  'GET /api/v1/external/screenings/:id/errors.csv': ANALYST,
   'POST /api/v1/external/webhooks/:id/deliveries/:deliveryId/redeliver': COMPANY_ADMIN,
   'PUT /api/v1/admin/companies/:companyId/bank': OPERATOR_ADMIN,
 

@@ -3,6 +3,8 @@
 import fs from 'node:fs';
 import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { totpCode } from '../../src/modules/users/totp.js';
+import { PASSWORD } from '../helpers/people.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = fs.existsSync(CHROMIUM);
@@ -51,4 +53,22 @@ export async function tabTo(page: Page, selector: string, limit = 60): Promise<v
     if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
   }
   throw new Error(`Tab never reached ${selector}`);
+}
+
+/**
+ * A phone-sized page (360 px) in a fresh Chromium, signed in through the desk's form as a person
+ * whose second factor is enrolled. Outside a test (in beforeAll): waits on selectors, not expect.poll.
+ */
+export async function signedInPhonePage(base: string, person: { email: string; secret?: string | undefined }, now: () => Date) {
+  const browser = await launchChromium();
+  const page = await (await browser.newContext({ viewport: { width: 360, height: 780 } })).newPage();
+  await page.goto(base);
+  await page.fill('#email', person.email);
+  await page.fill('#password', PASSWORD);
+  await page.click('#sign-in-form button[type=submit]');
+  await page.waitForSelector('#totp-box', { state: 'visible' });
+  await page.fill('#totp', totpCode(person.secret as string, now()));
+  await page.click('#sign-in-form button[type=submit]');
+  await page.waitForSelector('#view-search', { state: 'visible' });
+  return { browser, page };
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../src/modules/users/totp.js';
@@ -5,6 +6,7 @@ import { accept, invite, PASSWORD, testClock } from '../helpers/people.js';
 import { createCompany, key } from '../helpers/principals.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { engine } from '../helpers/test-database.js';
+import { pathOf, uploadedUrl } from '../helpers/uploads.js';
 import { fitsWidth, hasChromium, launchChromium, screenshot, seriousViolations, tabTo } from './browser.js';
 
 const PORT = 4803;
@@ -125,6 +127,15 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     expect(draft.statusCode).toBe(201);
     await page.click('[data-view=submissions]');
     await expect.poll(() => page.textContent('#submissions-count')).toContain('3 submissions');
+    // A date range the API takes: tomorrow onwards finds nothing, today finds all three.
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    await page.fill('#filter-from', day(1));
+    await page.click('#submissions-filter button[type=submit]');
+    await expect.poll(() => page.textContent('#submissions-count')).toContain('0 submissions');
+    await page.fill('#filter-from', day(-1));
+    await page.fill('#filter-to', day(1));
+    await page.click('#submissions-filter button[type=submit]');
+    await expect.poll(() => page.textContent('#submissions-count')).toContain('3 submissions');
     await page.selectOption('#filter-status', 'draft');
     await page.click('#submissions-filter button[type=submit]');
     await expect.poll(() => page.textContent('#submissions-count')).toContain('1 submission ');
@@ -158,6 +169,88 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await expect.poll(() => page.textContent('#submission-message')).toBe('Taken off the list.');
     await page.click('#relist');
     await expect.poll(() => page.textContent('#submission-message')).toBe('Back on the list.');
+  });
+
+  it("changes a draft's identifiers and evidence: reveal to edit, a refused file, an upload with its bytes counted", async () => {
+    const evidence = await uploadedUrl(t, company.apiKey);
+    const draft = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/external/reports',
+      headers: key(company.apiKey),
+      payload: {
+        status: 'draft',
+        fraudType: 'identity_theft',
+        fraudReason: 'Opened an account with a stolen NIN slip and a borrowed face; the real holder came to the branch.',
+        identifiers: [{ label: 'phone', value: '0803 000 0002' }],
+        attachments: [evidence],
+      },
+    });
+    expect(draft.statusCode).toBe(201);
+    const id = draft.json().data.id as string;
+    await page.click('[data-view=search]');
+    await page.click('[data-view=submissions]');
+    await page.selectOption('#filter-status', 'draft');
+    await page.click('#submissions-filter button[type=submit]');
+    await expect.poll(() => page.textContent('#submissions-list')).toContain('identity theft');
+    await page.click('#submissions-list button:has-text("identity theft")');
+    await expect.poll(() => page.locator('#draft-evidence-list li').count()).toBe(1);
+    expect(await page.isVisible('#draft-identifiers-box')).toBe(false);
+    await page.click('#draft-edit-identifiers');
+    await expect.poll(() => page.inputValue('#draft-identifier-0-value')).toBe('+2348030000002');
+    await page.fill('#draft-identifier-0-value', '0803 000 0003');
+    await page.click('#draft-add-identifier');
+    await page.selectOption('#draft-identifier-1-label', 'account');
+    await page.fill('#draft-identifier-1-value', '0010246780');
+    await page.selectOption('#draft-identifier-1-bank', 'access-bank');
+
+    // Not evidence: refused beside the list, with what can be used.
+    await page.setInputFiles('#draft-evidence', {
+      name: 'slip.png',
+      mimeType: 'image/png',
+      buffer: Buffer.from('MZ not a picture'),
+    });
+    await expect.poll(() => page.textContent('#draft-evidence-list')).toContain('slip.png: not added');
+    // A 3 MB PDF: every progress answer the browser gives is written on the list; the last says all of it went.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { progress: string[] }).progress = seen;
+      new MutationObserver(() => {
+        const text = document.getElementById('draft-evidence-list')?.textContent ?? '';
+        if (text.includes(' sent')) seen.push(text);
+      }).observe(document.getElementById('draft-evidence-list') as HTMLElement, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+      });
+    });
+    const size = 3_000_000;
+    const pdf = Buffer.concat([
+      Buffer.from(`%PDF-1.7\n1 0 obj\n<< /Length ${size} >>\nstream\n`, 'latin1'),
+      randomBytes(size),
+      Buffer.from('\nendstream\nendobj\n%%EOF\n'),
+    ]);
+    await page.setInputFiles('#draft-evidence', { name: 'statement.pdf', mimeType: 'application/pdf', buffer: pdf });
+    await expect.poll(() => page.textContent('#draft-evidence-list')).toContain('statement.pdf: added');
+    const progress = await page.evaluate(() => (window as unknown as { progress: string[] }).progress);
+    expect(progress.some((text) => /statement\.pdf: 3\.0 MB of 3\.0 MB sent/.test(text))).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
+    await page.click('#draft-evidence-list button[aria-label="Remove Evidence file 1"]');
+    await page.click('#draft-form button[type=submit]');
+    await expect.poll(() => page.textContent('#submission-message')).toBe('Draft saved.');
+
+    const decoded = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/external/reports/submissions/${id}/decode`,
+      headers: key(company.apiKey),
+    });
+    const report = decoded.json().data.report;
+    expect(report.identifiers.map((i: { value: string }) => i.value).sort()).toEqual([
+      '+2348030000003',
+      '0010246780_access-bank',
+    ]);
+    expect(report.attachments).toHaveLength(1);
+    expect(report.attachments[0]).not.toContain(pathOf(evidence).split('/').at(-1));
   });
 
   it('lets a company admin invite a colleague, change their role and read the audit trail', async () => {
@@ -256,6 +349,31 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await screenshot(page, 'watchlist-import');
   });
 
+  it('screens a customer file: the bytes sent, then rows screened, then the matched rows to download', {
+    timeout: 120_000,
+  }, async () => {
+    await page.click('button[data-view="screening"]');
+    const lines = ['label,value,ref'];
+    for (let i = 0; i < 3000; i++) lines.push(`email,client.${i}@example.net,k-${i}`);
+    lines[1501] = 'phone,0803 123 4567,k-hit'; // reported in the search test above
+    lines[2001] = 'phone,12,k-bad';
+    await page.setInputFiles('#screen-file', { name: 'book.csv', mimeType: 'text/csv', buffer: Buffer.from(lines.join('\n')) });
+    await page.click('#screen-form button[type=submit]');
+    await expect
+      .poll(() => page.textContent('#screen-status'), { timeout: 90_000 })
+      .toContain('Done: 3,000 of 3,000 rows screened · 1 matched · 1 rejected');
+    const csv = await page.evaluate(async () => {
+      const link = document.querySelector<HTMLAnchorElement>('#screen-status a[href$="matches.csv"]');
+      return (await fetch(link?.href ?? '')).text();
+    });
+    expect(csv.trim().split('\n')).toHaveLength(2);
+    expect(csv).toContain('1502,phone,0803 123 4567,k-hit,');
+    expect(await page.textContent('#screen-jobs')).toContain('Done');
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
+    await screenshot(page, 'screening');
+  });
+
   it('sends a person whose session has expired back to sign in, saying why; signing in again asks for the code', async () => {
     await page.click('[data-view=search]');
     clock.advance(31 * 60_000);
@@ -270,5 +388,17 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await page.fill('#totp', totpCode(secret, clock.now()));
     await page.click('#sign-in-form button[type=submit]');
     await expect.poll(() => page.isVisible('#view-search')).toBe(true);
+
+    // Signing out everywhere ends this session (and any other) on the server, not only in this tab.
+    const cookies = await page.context().cookies();
+    await page.click('#sign-out-everywhere');
+    await expect.poll(() => page.textContent('#notice')).toContain('signed out on every device');
+    const session = cookies.find((c) => c.name === 'redflag_session');
+    const reuse = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/auth/me',
+      headers: { cookie: `redflag_session=${session?.value}` },
+    });
+    expect(reuse.statusCode).toBe(401);
   });
 });

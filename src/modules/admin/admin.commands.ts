@@ -13,6 +13,7 @@ import type { KeyEvents } from '../keys/key-events.js';
 import { createKeysService } from '../keys/keys.service.js';
 import { createOperatorsService } from '../operators/operators.service.js';
 import { createSafelistService, type SafelistService } from '../safelist/safelist.service.js';
+import { createScreeningsAdmin, type ScreeningsAdmin } from '../screenings/screenings.admin.js';
 import type { Mailer } from '../users/mailer.js';
 import { createUsersService } from '../users/users.service.js';
 import { createWebhooksAdmin } from '../webhooks/webhooks.admin.js';
@@ -26,7 +27,7 @@ export function createAdminServices(deps: {
   now?: () => Date;
   log?: { warn(obj: object, msg: string): void };
   /** The blind index: present in the server, loaded by the CLI for safelist commands only. */
-  crypto?: Pick<Crypto, 'blindIndex'> | undefined;
+  crypto?: Pick<Crypto, 'blindIndex'> | Pick<Crypto, 'blindIndex' | 'keyring'> | undefined;
 }) {
   const { crypto } = deps;
   return {
@@ -47,6 +48,9 @@ export function createAdminServices(deps: {
     jobs: { status: () => listJobRuns(deps.db) },
     bankLinks: createBankLinksService(deps),
     webhooks: createWebhooksAdmin(deps),
+    /** Needs the keyring: in the server, for `redflag screen` through the control socket. */
+    screenings:
+      crypto && 'keyring' in crypto ? createScreeningsAdmin({ db: deps.db, keyring: crypto.keyring, log: deps.log }) : undefined,
   };
 }
 export type AdminServices = ReturnType<typeof createAdminServices>;
@@ -180,6 +184,20 @@ export const ADMIN_COMMANDS = {
   'safelist.remove': command(Type.Object({ id: Id }, { additionalProperties: false }), (s, a) =>
     safelistOf(s).remove({ requestId: 'cli' }, a.id),
   ),
+  'screening.start': command(
+    Type.Object({ companyId: Id, file: Type.String({ minLength: 1, maxLength: 4096 }) }, { additionalProperties: false }),
+    async (s, a) => ({ job: await screeningsOf(s).start(a.companyId, a.file) }),
+  ),
+  'screening.get': command(Type.Object({ companyId: Id, id: Id }, { additionalProperties: false }), async (s, a) => ({
+    job: await screeningsOf(s).get(a.companyId, a.id),
+  })),
+  'screening.results': command(
+    Type.Object(
+      { companyId: Id, id: Id, matchesFile: Type.String({ maxLength: 4096 }), errorsFile: Type.String({ maxLength: 4096 }) },
+      { additionalProperties: false },
+    ),
+    (s, a) => screeningsOf(s).results(a.companyId, a.id, { matches: a.matchesFile, errors: a.errorsFile }),
+  ),
   'jobs.status': command(Type.Object({}, { additionalProperties: false }), async (s) => ({ jobs: await s.jobs.status() })),
   'operator.create': command(Type.Object({ name: Type.String() }, { additionalProperties: false }), async (s, a) => {
     const r = await s.operators.create({ name: a.name });
@@ -192,6 +210,11 @@ export type AdminCommandName = keyof typeof ADMIN_COMMANDS;
 function safelistOf(services: AdminServices): SafelistService {
   if (!services.safelist) throw new Error('the safelist needs the encryption keys, which this process has not loaded');
   return services.safelist;
+}
+
+function screeningsOf(services: AdminServices): ScreeningsAdmin {
+  if (!services.screenings) throw new Error('screening through this process needs the encryption keys, which it has not loaded');
+  return services.screenings;
 }
 
 export function isAdminCommand(name: string): name is AdminCommandName {

@@ -2,15 +2,16 @@ interface WithAttachments {
   attachments: string[];
 }
 
-interface SearchEnvelope {
-  data: { reports: WithAttachments[]; publicReports: WithAttachments[] };
+interface SearchData {
+  reports: WithAttachments[];
+  publicReports: WithAttachments[];
 }
 
-/** The search body with each report's upload ids replaced by signed download links. */
+/** A search's `data` with each report's upload ids replaced by signed download links. */
 export function withSignedAttachments(body: string, links: (uploadIds: readonly string[]) => string[]): string {
-  const envelope = JSON.parse(body) as SearchEnvelope;
-  for (const report of [...envelope.data.reports, ...envelope.data.publicReports]) {
+  const data = JSON.parse(body) as SearchData;
+  for (const report of [...data.reports, ...data.publicReports]) {
     if (report.attachments.length > 0) report.attachments = links(report.attachments);
   }
-  return JSON.stringify(envelope);
+  return JSON.stringify(data);
 }

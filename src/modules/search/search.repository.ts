@@ -15,7 +15,7 @@ const MAX_RESULTS = 100;
 const iso = (expr: string) => sql.raw(`to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
 export interface SearchResult {
-  /** The response envelope as JSON text. */
+  /** The search's `data` (reports, publicReports, summary) as JSON text; the route wraps the envelope. */
   body: string;
   /** Whether any listed report has attachments: only then are upload ids turned into signed links in Node. */
   hasAttachments: boolean;
@@ -23,8 +23,9 @@ export interface SearchResult {
 
 /**
  * The whole search in one statement and one round trip: find the company and public reports
- * through the blind index, build the response envelope as JSON text in PostgreSQL (Node passes it
- * through without parsing rows or serialising them again), and write the audit row in the same statement.
+ * through the blind index, build the answer's `data` as JSON text in PostgreSQL (Node passes it
+ * through without parsing rows or serialising them again; the route puts the envelope around it),
+ * and write the audit row in the same statement.
  *
  * The statement commits asynchronously: a search changes nothing but its audit row, and waiting for
  * that row's WAL flush was a third of the embedded engine's time per search (an fsync each). The
@@ -34,8 +35,8 @@ export interface SearchResult {
 export async function searchReports(
   db: Kysely<Database>,
   key: SearchKey,
-  audit: SearchAudit,
-  message: string,
+  /** Null for a screening job, which audits its rows in bulk (src/modules/screenings). */
+  audit: SearchAudit | null,
   riskHalfLifeDays: number,
 ): Promise<SearchResult> {
   // One digest per live index-key version: during `crypto reindex` a row is under the old or the new.
@@ -48,6 +49,15 @@ export async function searchReports(
     key.column === 'blind_index'
       ? sql`pi.label = ${key.label} and pi.blind_index in (${digests})`
       : sql`pi.nuban_index in (${digests})`;
+  const auditSql = audit
+    ? sql`, audit as (
+      insert into audit_events (company_id, operator_id, key_id, user_id, action, label, blind_index, result_count, request_id)
+      select ${audit.companyId}::uuid, ${audit.operatorId}::uuid, ${audit.keyId}::uuid, ${audit.userId}::uuid, 'search', ${key.label}, ${key.indexes[0]},
+             (select count(*) from both_lists), ${audit.requestId}
+      -- This statement's transaction commits without waiting for its WAL flush (see README, "Durability").
+      from (select set_config('synchronous_commit', 'off', true)) as async_commit
+    )`
+    : sql``;
   const result = await sql<{ body: string; has_attachments: boolean; now_ms: number }>`
     with hits as (
       select distinct ri.report_id from report_identifiers ri where ${match}
@@ -76,17 +86,8 @@ export async function searchReports(
       from visible v left join disputed dd on dd.report_id = v.id
       union all
       select fraud_type, created_at, null::uuid, false from public_visible
-    ), audit as (
-      insert into audit_events (company_id, operator_id, key_id, user_id, action, label, blind_index, result_count, request_id)
-      select ${audit.companyId}::uuid, ${audit.operatorId}::uuid, ${audit.keyId}::uuid, ${audit.userId}::uuid, 'search', ${key.label}, ${key.indexes[0]},
-             (select count(*) from both_lists), ${audit.requestId}
-      -- This statement's transaction commits without waiting for its WAL flush (see README, "Durability").
-      from (select set_config('synchronous_commit', 'off', true)) as async_commit
-    )
+    )${auditSql}
     select json_build_object(
-      'success', true,
-      'message', ${message}::text,
-      'data', json_build_object(
         'reports', coalesce((
           select json_agg(json_build_object(
             'id', p.id,
@@ -151,7 +152,6 @@ export async function searchReports(
             'riskLevel', ${verdictInputsSql('b')}
           ) from both_lists b
         )
-      )
     )::text as body,
     (extract(epoch from now()) * 1000)::float8 as now_ms,
     exists (select 1 from page where cardinality(attachments) > 0)
@@ -162,8 +162,8 @@ export async function searchReports(
 }
 
 const RISK_KEY = '"riskLevel" : ';
-/** How json_build_object closes the summary, then data, then the envelope. */
-const BODY_END = '}}}';
+/** How json_build_object closes the summary, then data. */
+const BODY_END = '}}';
 
 /**
  * Replaces the verdict's inputs, which PostgreSQL wrote as the summary's last value (so the rule

@@ -1,9 +1,16 @@
 import { principalOf } from '../../http/auth.js';
+import { errorResponses } from '../../http/openapi.js';
 import type { RoutesPlugin } from '../../http/types.js';
-import { SearchBody, SearchResponse } from './search.schemas.js';
+import { BatchSearchBody, BatchSearchResponse, SearchBody, SearchResponse } from './search.schemas.js';
 import type { SearchService } from './search.service.js';
 
-/** Search, at the interface's path and under the versioned prefix. */
+const MESSAGE = 'Reports fetched successfully';
+const BATCH_MESSAGE = 'Batch searched';
+
+/** The envelope around `data` already written as JSON text (by PostgreSQL, or joined from items). */
+const envelope = (message: string, data: string) => `{"success":true,"message":${JSON.stringify(message)},"data":${data}}`;
+
+/** Search, at the interface's path and under the versioned prefix; and many searches in one call. */
 export const searchRoutes: RoutesPlugin<{ search: SearchService }> = async (app, { search }) => {
   for (const url of ['/reports/search', '/api/v1/external/reports/search']) {
     app.post(
@@ -20,11 +27,31 @@ export const searchRoutes: RoutesPlugin<{ search: SearchService }> = async (app,
         },
       },
       async (request, reply) => {
-        const body = await search.search(principalOf(request), String(request.id), request.body.identifier, request.body.value);
-        // PostgreSQL built the envelope as JSON text (its shape is tested against SearchResponse);
+        const data = await search.search(principalOf(request), String(request.id), request.body.identifier, request.body.value);
         // Fastify sends a string as it is, so Node neither parses the rows nor serialises them again.
-        return reply.type('application/json; charset=utf-8').send(body as never);
+        return reply.type('application/json; charset=utf-8').send(envelope(MESSAGE, data) as never);
       },
     );
   }
+
+  app.post(
+    '/api/v1/external/reports/search/batch',
+    {
+      config: { auth: 'any', rateLimitItems: (body: unknown) => (body as { items: unknown[] }).items.length },
+      schema: {
+        tags: ['search'],
+        summary: 'Search up to 1,000 identifiers in one call',
+        description:
+          'Each item is searched exactly as a single search is and answered in order: its `data`, or `{ error }` when it cannot be normalised (one bad item never fails the batch). Each searchable item is audited and counts against the rate limit as one request.',
+        body: BatchSearchBody,
+        response: { 200: BatchSearchResponse, ...errorResponses(429) },
+      },
+    },
+    async (request, reply) => {
+      const results = await search.batch(principalOf(request), String(request.id), request.body.items);
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(envelope(BATCH_MESSAGE, `{"results":[${results.join(',')}]}`) as never);
+    },
+  );
 };

@@ -64,3 +64,44 @@ export const SearchResponse = Envelope(
  * those named. Add fields to the schemas above (summary, report, public report); this follows.
  */
 export const StrictSearchResponse = strictSchema(SearchResponse);
+
+export const BATCH_LIMIT = 1000;
+
+export const BatchSearchBody = Type.Object(
+  {
+    items: Type.Array(
+      Type.Object(
+        {
+          // Checked per item: an unknown type is that item's error, never the whole batch's.
+          identifier: Type.String({ minLength: 1, maxLength: 40, description: 'An identifier type, as for a single search' }),
+          value: Type.String({ minLength: 1, maxLength: 320 }),
+          ref: Type.Optional(
+            Type.String({ maxLength: 200, description: 'Your own reference (a customer number): given back with the result' }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: BATCH_LIMIT },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const SearchData = Type.Object({
+  ref: Type.Optional(Type.String()),
+  reports: Type.Array(SearchReportOut, { maxItems: 100 }),
+  publicReports: Type.Array(PublicReportOut, { maxItems: 100 }),
+  summary: SearchSummary,
+});
+const ItemError = Type.Object({
+  ref: Type.Optional(Type.String()),
+  error: Type.Object({ code: Type.String(), message: Type.String() }),
+});
+
+export const BatchSearchResponse = Envelope(
+  Type.Object({
+    results: Type.Array(Type.Union([SearchData, ItemError]), {
+      description: "One per item, in the order given: the item's search data, or its error",
+    }),
+  }),
+);

@@ -3,13 +3,25 @@ import type { Database } from '../../db/schema.js';
 import type { AsyncCommits } from '../../db/wal-flusher.js';
 import type { Principal } from '../../http/auth.js';
 import { AppError } from '../../http/errors.js';
+import { IDENTIFIER_LABELS } from '../../identifiers/labels.js';
 import type { IdentifierLabel } from '../../identifiers/normalize.js';
 import type { SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import type { ReportAttachments } from '../uploads/attachments.js';
-import { searchReports } from './search.repository.js';
+import { type BatchKey, findMatchesAuditingMisses } from './batch.repository.js';
+import { type SearchAudit, searchReports } from './search.repository.js';
 import { withSignedAttachments } from './search-attachments.js';
+import { verdictOfInputs } from './verdict.js';
 
-const MESSAGE = 'Reports fetched successfully';
+/** One item of a batch search, as the caller sent it. */
+export interface BatchItem {
+  identifier: string;
+  value: string;
+  ref?: string | undefined;
+}
+
+/** How many full searches of one batch run at once: enough to overlap round trips, few enough to leave the pool to others. */
+const BATCH_CONCURRENCY = 4;
+const LABELS = new Set<string>(IDENTIFIER_LABELS);
 
 /** Search by one identifier: normalised exactly as on create, looked up through its blind index, audited. */
 export function createSearchService(deps: {
@@ -21,27 +33,80 @@ export function createSearchService(deps: {
   /** The verdict's half-life (REDFLAG_RISK_HALF_LIFE_DAYS). */
   riskHalfLifeDays: number;
 }) {
+  const auditOf = (principal: Principal, requestId: string): SearchAudit => ({
+    companyId: principal.role === 'company' ? principal.companyId : null,
+    operatorId: principal.role === 'operator' ? principal.operatorId : null,
+    keyId: principal.keyId,
+    userId: principal.user?.userId ?? null,
+    requestId,
+  });
+
+  async function run(key: BatchKey['key'], audit: SearchAudit): Promise<string> {
+    const { body, hasAttachments } = await searchReports(deps.db, key, audit, deps.riskHalfLifeDays);
+    // Links to evidence are signed per response, which PostgreSQL cannot do: only then is the body re-parsed.
+    return hasAttachments ? withSignedAttachments(body, deps.attachments.links) : body;
+  }
+
+  /** What a search that matches nothing answers, word for word (test/search.batch.test.ts compares them). */
+  const emptyData = () =>
+    JSON.stringify({
+      reports: [],
+      publicReports: [],
+      summary: {
+        totalReports: 0,
+        totalPublicReports: 0,
+        fraudTypes: {},
+        firstReportedAt: null,
+        lastReportedAt: null,
+        distinctCompanies: 0,
+        openDisputes: 0,
+        riskLevel: verdictOfInputs(null, new Date(), deps.riskHalfLifeDays),
+      },
+    });
+
   return {
-    /** The whole response envelope as JSON text (built by PostgreSQL, see search.repository.ts). */
+    /** The search's `data` as JSON text (built by PostgreSQL, see search.repository.ts). */
     async search(principal: Principal, requestId: string, label: IdentifierLabel, value: string): Promise<string> {
       const found = deps.identifiers.searchKey(label, value);
       if (!found.ok) throw AppError.validation([{ field: 'value', message: found.message }]);
-      const { body, hasAttachments } = await searchReports(
-        deps.db,
-        found.key,
-        {
-          companyId: principal.role === 'company' ? principal.companyId : null,
-          operatorId: principal.role === 'operator' ? principal.operatorId : null,
-          keyId: principal.keyId,
-          userId: principal.user?.userId ?? null,
-          requestId,
-        },
-        MESSAGE,
-        deps.riskHalfLifeDays,
-      );
+      const data = await run(found.key, auditOf(principal, requestId));
       deps.asyncCommits.note();
-      // Links to evidence are signed per response, which PostgreSQL cannot do: only then is the body re-parsed.
-      return hasAttachments ? withSignedAttachments(body, deps.attachments.links) : body;
+      return data;
+    },
+
+    /**
+     * Many searches in one call: each item's `data` exactly as a single search answers it, or its
+     * own error; one audit row per searchable item. One statement finds which items match anything
+     * at all and audits the rest, which are answered empty; only the matching ones run the full search.
+     */
+    async batch(principal: Principal, requestId: string, items: readonly BatchItem[]): Promise<string[]> {
+      const results: string[] = new Array(items.length);
+      const keys: BatchKey[] = [];
+      items.forEach((item, n) => {
+        const found = LABELS.has(item.identifier)
+          ? deps.identifiers.searchKey(item.identifier as IdentifierLabel, item.value)
+          : { ok: false as const, message: `Unknown identifier type; one of ${IDENTIFIER_LABELS.join(', ')}` };
+        if (found.ok) keys.push({ n, key: found.key });
+        else results[n] = JSON.stringify({ error: { code: 'VALIDATION_ERROR', message: found.message } });
+      });
+      const audit = auditOf(principal, requestId);
+      const matching = keys.length ? await findMatchesAuditingMisses(deps.db, keys, audit) : new Set<number>();
+      const hits = keys.filter(({ n }) => matching.has(n));
+      for (let start = 0; start < hits.length; start += BATCH_CONCURRENCY) {
+        await Promise.all(
+          hits.slice(start, start + BATCH_CONCURRENCY).map(async ({ n, key }) => {
+            results[n] = await run(key, audit);
+          }),
+        );
+      }
+      const empty = emptyData();
+      for (const { n } of keys) if (!matching.has(n)) results[n] = empty;
+      if (keys.length) deps.asyncCommits.note();
+      // The caller's own reference goes back with its item, first in the object.
+      return results.map((json, n) => {
+        const ref = items[n]?.ref;
+        return ref === undefined ? json : `{"ref":${JSON.stringify(ref)},${json.slice(1)}`;
+      });
     },
   };
 }

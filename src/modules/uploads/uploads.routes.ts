@@ -1,12 +1,12 @@
 import multipart from '@fastify/multipart';
-import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { companyOf } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
+import { documentedOnly, multipartError } from '../../http/multipart.js';
 import { errorResponses } from '../../http/openapi.js';
 import { clientAddressRateLimit } from '../../http/rate-limit.js';
 import type { RoutesPlugin } from '../../http/types.js';
-import { validatorCompiler } from '../../http/validation.js';
 import { PUBLIC_REPORTS_COMPANY_ID } from '../companies/public-reports-company.js';
 import { DOWNLOAD_PATH, type UploadOrigin, type UploadUrls } from './upload-urls.js';
 import { DownloadQuery, FileBytes, UploadBody, UploadDetailResponse, UploadIdParams, UploadResponse } from './uploads.schemas.js';
@@ -22,10 +22,6 @@ const DISCARD_ALLOWANCE = 16 * 1024 * 1024;
 const HOUR_MS = 60 * 60 * 1000;
 /** Downloads are public (the signature is the permission) and heavy, so each address has a ceiling. */
 const DOWNLOADS_PER_MINUTE = 120;
-
-/** The body schema documents the multipart form; the handler streams it, so there is nothing to validate. */
-const documentedOnly: FastifySchemaCompiler<unknown> = (route) =>
-  route.httpPart === 'body' ? () => true : validatorCompiler(route);
 
 export interface UploadsRoutesDeps {
   uploads: UploadsService;
@@ -175,19 +171,6 @@ export const uploadsRoutes: RoutesPlugin<UploadsRoutesDeps> = async (app, deps) 
 };
 
 /** Multipart's own failures (limits, malformed framing) as our errors. */
-function multipartError(error: unknown): unknown {
-  if (error instanceof AppError) return error;
-  const code = (error as { code?: unknown }).code;
-  if (code === 'FST_PARTS_LIMIT' || code === 'FST_FILES_LIMIT' || code === 'FST_FIELDS_LIMIT') {
-    return AppError.validation([{ field: 'file', message: 'send exactly one file, in the field "file", and no other field' }]);
-  }
-  if (code === 'FST_REQ_FILE_TOO_LARGE') return new AppError('PAYLOAD_TOO_LARGE', 'The file is too large');
-  if (error instanceof Error) {
-    return AppError.validation([{ field: 'file', message: `the multipart body could not be read (${error.message})` }]);
-  }
-  return error;
-}
-
 /** Counts the request's bytes and drops the connection of a client that keeps sending far past the limit. */
 function cutOffAfter(request: FastifyRequest, limit: number): () => void {
   let seen = 0;

@@ -74,6 +74,24 @@ export const authRoutes: RoutesPlugin<{ sessions: SessionsService; users: UsersS
     },
   );
 
+  app.post(
+    '/api/v1/auth/sign-out-everywhere',
+    {
+      config: { auth: 'session' },
+      schema: {
+        tags,
+        summary: "End every one of the user's sessions, on every device",
+        security: session,
+        response: { 200: EmptyResponse },
+      },
+    },
+    async (request, reply) => {
+      await sessions.signOutEverywhere(sessionUserOf(request).userId);
+      endSession(reply);
+      return ok({}, 'Signed out everywhere');
+    },
+  );
+
   app.get(
     '/api/v1/auth/me',
     {

@@ -129,6 +129,11 @@ export function createSessionsService(deps: {
       await sessions.deleteSession(db, sessionId);
     },
 
+    /** Ends every session of the user: a lost phone, a shared computer left signed in. */
+    async signOutEverywhere(userId: string): Promise<void> {
+      await sessions.deleteUserSessions(db, userId);
+    },
+
     async me(userId: string): Promise<UserView> {
       return toUserView(await requireActiveUser(userId));
     },

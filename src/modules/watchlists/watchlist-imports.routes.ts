@@ -1,13 +1,11 @@
 import multipart from '@fastify/multipart';
-import type { FastifySchemaCompiler } from 'fastify';
 import { Type } from 'typebox';
 import { companyOf } from '../../http/auth.js';
 import { Envelope, ok } from '../../http/envelope.js';
-import { AppError } from '../../http/errors.js';
+import { documentedOnly, fileOf } from '../../http/multipart.js';
 import { errorResponses } from '../../http/openapi.js';
 import { DateTime, PageNumber } from '../../http/schema-helpers.js';
 import type { RoutesPlugin } from '../../http/types.js';
-import { validatorCompiler } from '../../http/validation.js';
 import type { WatchlistImports } from './watchlist-imports.js';
 
 const PATH = '/api/v1/external/watchlist/imports';
@@ -45,9 +43,6 @@ const FileBody = Type.Object(
   },
   { required: ['file'] },
 );
-/** The multipart body is documented, not validated: the handler streams it. */
-const documentedOnly: FastifySchemaCompiler<unknown> = (route) =>
-  route.httpPart === 'body' ? () => true : validatorCompiler(route);
 
 /** CSV imports of a watchlist: create, stream the file (again, to resume), progress, per-line errors. */
 export const watchlistImportRoutes: RoutesPlugin<{ imports: WatchlistImports }> = async (app, { imports }) => {
@@ -80,14 +75,8 @@ export const watchlistImportRoutes: RoutesPlugin<{ imports: WatchlistImports }> 
       },
     },
     async (request) => {
-      if (!request.isMultipart()) {
-        throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the file as multipart/form-data, in the field "file"');
-      }
       const { id } = request.params as { id: string };
-      const part = await request.file({ limits: { fileSize: MAX_FILE_BYTES, files: 1 } });
-      if (part?.fieldname !== 'file') {
-        throw AppError.validation([{ field: 'file', message: 'send the CSV in the multipart field "file"' }]);
-      }
+      const part = await fileOf(request, MAX_FILE_BYTES);
       const result = await imports.receive(companyOf(request).companyId, id, part.file);
       return ok({ import: result }, 'Import file read');
     },

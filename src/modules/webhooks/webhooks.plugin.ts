@@ -2,10 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Crypto } from '../../crypto/load-crypto.js';
 import type { Database } from '../../db/schema.js';
-import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { shippedBankDirectory } from '../../identifiers/normalize.js';
 import { createSealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import type { Clock } from '../../jobs/clock.js';
+import { pollWhileBusy } from '../../jobs/poller.js';
 import { createWatchlistImports } from '../watchlists/watchlist-imports.js';
 import { watchlistImportRoutes } from '../watchlists/watchlist-imports.routes.js';
 import { watchlistRoutes } from '../watchlists/watchlists.routes.js';
@@ -29,39 +29,9 @@ export async function registerWebhooks(
   await app.register(watchlistImportRoutes, { imports: createWatchlistImports({ db, watchlists }) });
   await app.register(webhookRoutes, { webhooks: createWebhooksService({ db, crypto, clock, allowPrivate }) });
   const worker = createDeliveryWorker({ db, crypto, allowPrivate, log: app.log });
-  if (deps.pollMs > 0) pollDeliveries(app, worker, clock, deps.pollMs);
+  // A full batch goes again at once, otherwise the next pass waits `pollMs`.
+  if (deps.pollMs > 0) {
+    pollWhileBusy(app, 'webhook deliveries', async () => (await worker.runDue(clock.now())) >= worker.batchSize, deps.pollMs);
+  }
   return worker;
-}
-
-/** Each instance's loop: a full batch goes again at once, otherwise it waits `pollMs`. */
-function pollDeliveries(app: FastifyInstance, worker: DeliveryWorker, clock: Clock, pollMs: number): void {
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
-  let running: Promise<void> = Promise.resolve();
-  const loop = () => {
-    running = worker
-      .runDue(clock.now())
-      .then(
-        (n) => n >= worker.batchSize,
-        (err: unknown) => {
-          // A database outage is expected to pass (503s meanwhile): a warning, like every request's.
-          app.log[isDatabaseUnavailable(err) ? 'warn' : 'error']({ err }, 'webhook deliveries could not run');
-          return false;
-        },
-      )
-      .then((more) => {
-        if (stopped) return;
-        timer = setTimeout(loop, more ? 0 : pollMs);
-        timer.unref();
-      });
-  };
-  app.addHook('onReady', async () => {
-    timer = setTimeout(loop, pollMs);
-    timer.unref();
-  });
-  app.addHook('onClose', async () => {
-    stopped = true;
-    clearTimeout(timer);
-    await running;
-  });
 }

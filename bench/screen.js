@@ -1,0 +1,98 @@
+// The `screen` scenario of `npm run bench -- --only screen [--screen-rows N]`: a customer file of N
+// rows (default 1,000,000; the customer-book mix of bench/run.js: 98% misses) sent to
+// POST /api/v1/external/screenings and followed to the end, while single searches run beside it.
+// Reports rows a second (upload + screening), the service's peak RSS, and the searches' p99
+// beside the job against the same searches alone.
+import fs from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { measure } from './load.js';
+
+/** Writes the file once per row count and population (cached beside the seeded database). */
+function customerFile(cacheDir, rows, pick, cacheKey) {
+  const file = path.join(cacheDir, `screen-${cacheKey}-${rows}.csv`);
+  if (fs.existsSync(file)) return file;
+  const out = fs.openSync(`${file}.part`, 'w');
+  let text = 'label,value,ref\n';
+  for (let i = 0; i < rows; i++) {
+    const { identifier, value } = pick();
+    text += `${identifier},${value.includes(',') ? `"${value}"` : value},cust-${i}\n`;
+    if (text.length > 1 << 20) {
+      fs.writeSync(out, text);
+      text = '';
+    }
+  }
+  fs.writeSync(out, text);
+  fs.closeSync(out);
+  fs.renameSync(`${file}.part`, file);
+  return file;
+}
+
+export async function measureScreening({ service, apiKey, cacheDir, cacheKey, rows, pick, search, connections, duration }) {
+  const file = customerFile(cacheDir, rows, pick, cacheKey);
+  const sizeMb = fs.statSync(file).size / 2 ** 20;
+  process.stderr.write(`  screen: ${rows.toLocaleString()} rows (${sizeMb.toFixed(0)} MB); searches alone first ...\n`);
+  // Single searches alone, at the connections a teller's desk and a payment switch might use beside a job.
+  const alone = await measure({ baseUrl: service.baseUrl, request: search, connections, duration, warmup: 1 });
+
+  let rssPeak = service.rss();
+  const sampler = setInterval(() => {
+    rssPeak = Math.max(rssPeak, service.rss());
+  }, 250);
+  const started = performance.now();
+  const form = new FormData();
+  form.append('file', await fs.openAsBlob(file, { type: 'text/csv' }), 'customers.csv');
+  const uploading = fetch(`${service.baseUrl}/api/v1/external/screenings`, {
+    method: 'POST',
+    headers: { 'x-api-key': apiKey },
+    body: form,
+  });
+  // Searches beside the job for as long as the upload and the screening take (measured in slices).
+  const beside = [];
+  let done = false;
+  const searching = (async () => {
+    while (!done) {
+      beside.push(
+        await measure({ baseUrl: service.baseUrl, request: search, connections, duration: 5, warmup: 0, keepLatencies: true }),
+      );
+    }
+  })();
+  const accepted = await uploading;
+  const uploadedSeconds = (performance.now() - started) / 1000;
+  const body = await accepted.json();
+  if (accepted.status !== 202) throw new Error(`screening upload answered ${accepted.status}: ${JSON.stringify(body)}`);
+  const id = body.data.job.id;
+  let job;
+  for (;;) {
+    job = (
+      await (await fetch(`${service.baseUrl}/api/v1/external/screenings/${id}`, { headers: { 'x-api-key': apiKey } })).json()
+    ).data.job;
+    if (job.status === 'done' || job.status === 'failed') break;
+    await sleep(250);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  done = true;
+  await searching;
+  clearInterval(sampler);
+  if (job.status !== 'done') throw new Error(`screening job ${id} failed: ${job.failure}`);
+  // The p99 of every search made while the job ran (all slices together), and the worst slice's.
+  const slices = beside.filter((r) => r.completed > 0);
+  const all = slices.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  const p99Beside = all[Math.min(all.length - 1, Math.ceil(0.99 * all.length) - 1)];
+  const worstSlice = Math.max(...slices.map((r) => r.p99));
+  return {
+    rows: job.rowsScreened,
+    matches: job.matches,
+    errors: job.errors,
+    seconds,
+    uploadedSeconds,
+    rowsPerSecond: job.rowsScreened / seconds,
+    rssPeak,
+    searchAlone: alone,
+    searchBeside: {
+      requestsPerSecond: slices.reduce((s, r) => s + r.requestsPerSecond, 0) / Math.max(1, slices.length),
+      p99: p99Beside,
+      worstSliceP99: worstSlice,
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import type { FastifyInstance } from 'fastify';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
+
+/**
+ * A worker loop every instance runs beside the scheduler, for work that should start within
+ * `pollMs` (webhook deliveries, screening jobs): `pass` does one pass and says whether more is
+ * waiting, in which case the next pass starts at once. Started when the app is ready, stopped
+ * (the running pass awaited) when it closes.
+ */
+export function pollWhileBusy(app: FastifyInstance, what: string, pass: () => Promise<boolean>, pollMs: number): void {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  const loop = () => {
+    running = pass()
+      .catch((err: unknown) => {
+        // A database outage is expected to pass (503s meanwhile): a warning, like every request's.
+        app.log[isDatabaseUnavailable(err) ? 'warn' : 'error']({ err }, `${what} could not run`);
+        return false;
+      })
+      .then((more) => {
+        if (stopped) return;
+        timer = setTimeout(loop, more ? 0 : pollMs);
+        timer.unref();
+      });
+  };
+  app.addHook('onReady', async () => {
+    timer = setTimeout(loop, pollMs);
+    timer.unref();
+  });
+  app.addHook('onClose', async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await running;
+  });
+}

@@ -1,0 +1,122 @@
+import type { Readable } from 'node:stream';
+import { parse } from 'csv-parse';
+import type { SealContext } from '../../crypto/keyring.js';
+
+/** A row of the customer file as a chunk keeps it: its line number, then label, value and ref. */
+export type ChunkRow = [line: number, label: string, value: string, ref: string];
+
+export const MAX_SCREENING_ROWS = 10_000_000;
+/** Rows a chunk holds: sealed and stored together, later screened in one transaction. */
+export const CHUNK_ROWS = 2_000;
+
+/** Chunks and matched rows are sealed to the company and the job (and a chunk to its place in the file). */
+export const chunkContext = (companyId: string, jobId: string, seq: number): SealContext => ({
+  companyId,
+  recordId: jobId,
+  label: `screening.chunk.${seq}`,
+});
+export const rowContext = (companyId: string, jobId: string): SealContext => ({
+  companyId,
+  recordId: jobId,
+  label: 'screening.row',
+});
+
+/** The file did not arrive whole: the upload broke off, or it was over the size limit. */
+export class BrokenFileError extends Error {}
+
+/** The largest file taken: ten million rows of a long e-mail address and reference fit. */
+export const MAX_FILE_BYTES = 2 * 1024 ** 3;
+
+export interface FileChunk {
+  rows: ChunkRow[];
+  /** Lines that are not rows at all (broken CSV, no value): rejected before screening. */
+  rejected: Array<{ line: number; message: string }>;
+}
+
+/**
+ * Reads a customer file (`label,value[,ref]`, a header line first) as chunks of `CHUNK_ROWS`, never
+ * holding more than one: the caller stores each before the next is read (the upload waits). Throws
+ * when the stream breaks off (an error, or a close without an end), so half a file is never
+ * taken for a whole one; a row past `MAX_SCREENING_ROWS` is refused by its line.
+ */
+export async function* readChunks(file: Readable): AsyncGenerator<FileChunk> {
+  const parser = parse({
+    columns: ['label', 'value', 'ref'],
+    from_line: 2,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    trim: true,
+    info: true,
+    skip_records_with_error: true,
+    // A quote never closed would otherwise gather the rest of the file into one field.
+    max_record_size: 4096,
+  });
+  let rejected: FileChunk['rejected'] = [];
+  parser.on('skip', (err: { lines?: number; code?: string }) => {
+    // The code only: csv-parse's message quotes the value.
+    rejected.push({ line: err.lines ?? 0, message: `is not valid CSV (${err.code ?? 'unreadable'})` });
+  });
+  let broken: BrokenFileError | undefined;
+  const breakOff = (reason: string) => {
+    broken ??= new BrokenFileError(reason);
+    file.unpipe(parser);
+    if (!parser.writableEnded) parser.end();
+  };
+  file.on('error', () => breakOff('The upload broke off before the end of the file'));
+  // @fastify/multipart's stream says `limit` when the file passes the route's size limit.
+  file.on('limit', () => breakOff('The file is larger than the 2 GiB limit'));
+  file.on('close', () => {
+    if (!file.readableEnded) breakOff('The upload broke off before the end of the file');
+  });
+  if (file.destroyed) breakOff('The upload broke off before the end of the file');
+  else file.pipe(parser);
+
+  let rows: ChunkRow[] = [];
+  let count = 0;
+  for await (const { record, info } of tolerant(parser, rejected)) {
+    if (++count > MAX_SCREENING_ROWS) {
+      rejected.push({
+        line: info.lines,
+        message: `is past the ${MAX_SCREENING_ROWS.toLocaleString('en')}-row limit; the rest was not read`,
+      });
+      file.unpipe(parser);
+      file.resume();
+      break;
+    }
+    if (!record.label || !record.value) rejected.push({ line: info.lines, message: 'needs a label and a value' });
+    else rows.push([info.lines, record.label.slice(0, 40), record.value.slice(0, 320), (record.ref ?? '').slice(0, 200)]);
+    if (rows.length + rejected.length >= CHUNK_ROWS) {
+      yield { rows, rejected };
+      rows = [];
+      rejected = [];
+    }
+  }
+  if (broken) throw broken;
+  if (rows.length + rejected.length > 0) yield { rows, rejected };
+}
+
+type Parsed = { record: { label?: string; value?: string; ref?: string }; info: { lines: number } };
+
+/**
+ * The parser's records; an error it cannot skip past (a quote never closed, which swallows the
+ * rest of the file) ends the file as one rejected line instead of failing the upload.
+ */
+async function* tolerant(parser: AsyncIterable<unknown>, rejected: FileChunk['rejected']): AsyncGenerator<Parsed> {
+  try {
+    for await (const parsed of parser) yield parsed as Parsed;
+  } catch (err) {
+    const csv = err as { code?: string; lines?: number };
+    if (!csv.code?.startsWith('CSV_')) throw err;
+    rejected.push({ line: csv.lines ?? 0, message: `is not valid CSV (${csv.code}); the rest of the file was not read` });
+  }
+}
+
+/** A CSV field: quoted when it holds a comma, quote or line break; a leading formula sign defused. */
+export function csvField(value: string | number | null): string {
+  if (value === null) return '';
+  let text = String(value);
+  // A spreadsheet would run "=…", "@…", or "+…"/"-…" that is not a plain number (a phone is) as a
+  // formula (CSV injection): a quote first makes it text.
+  if (typeof value === 'string' && (/^[=@\t\r]/.test(text) || /^[+-](?![\d\s]+$)/.test(text))) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}

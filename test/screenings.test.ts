@@ -1,0 +1,171 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { digits, localPhone } from './helpers/identifiers.js';
+import { createCompany, key } from './helpers/principals.js';
+import { createReport } from './helpers/reports.js';
+import { buildTestApp, type TestApp } from './helpers/test-app.js';
+import { multipart } from './helpers/uploads.js';
+
+const PATH = '/api/v1/external/screenings';
+let t: TestApp;
+let bank: Awaited<ReturnType<typeof createCompany>>;
+let reporter: Awaited<ReturnType<typeof createCompany>>;
+
+beforeAll(async () => {
+  // The worker is driven by hand here (`screenings.run`), so each step is seen.
+  t = await buildTestApp({ config: { screeningPollMs: 0, jobTickSeconds: 0 } });
+  bank = await createCompany(t, { businessName: 'Screening Bank' });
+  reporter = await createCompany(t, { businessName: 'Reporting Fintech' });
+});
+afterAll(() => t.close());
+
+const upload = (apiKey: string, csv: string) => {
+  const body = multipart([{ name: 'file', filename: 'customers.csv', contentType: 'text/csv', data: csv }]);
+  return t.app.inject({ method: 'POST', url: PATH, headers: { ...key(apiKey), ...body.headers }, payload: body.payload });
+};
+const job = async (apiKey: string, id: string) =>
+  (await t.app.inject({ method: 'GET', url: `${PATH}/${id}`, headers: key(apiKey) })).json().data.job;
+async function screenAll(apiKey: string, id: string) {
+  for (let i = 0; i < 50; i++) {
+    const state = await job(apiKey, id);
+    if (state.status === 'done' || state.status === 'failed') return state;
+    await t.app.jobs.runNow('screenings.run');
+  }
+  throw new Error('the screening did not finish');
+}
+
+describe('screening a customer file', () => {
+  it('screens every row (4,500 rows, three chunks): matches with their figures, rejected rows by line, all audited', async () => {
+    const fraudster = localPhone();
+    const bvn = `22${digits(9)}`;
+    await createReport(t, reporter.apiKey, { identifiers: [{ label: 'phone', value: fraudster }], fraudType: 'money_mule' });
+    await createReport(t, reporter.apiKey, { identifiers: [{ label: 'bvn', value: bvn }], status: 'draft' });
+    const lines = ['label,value,ref'];
+    for (let i = 0; i < 4500; i++) lines.push(`email,customer.${i}.${digits(6)}@example.com,c-${i}`);
+    lines[1001] = `phone,${fraudster},"=HYPERLINK(""x"")"`; // line 1002: a hit, with a ref a spreadsheet would run
+    lines[2501] = `bvn,${bvn},c-draft`; // line 2502: only a draft names it, so no match
+    lines[3001] = 'phone,12,c-bad'; // line 3002: not a phone
+    lines[4001] = 'colour,red,c-odd'; // line 4002: no such identifier type
+    const res = await upload(bank.apiKey, lines.join('\n'));
+    expect(res.statusCode).toBe(202);
+    const { id, status } = res.json().data.job;
+    expect(['queued', 'running', 'done']).toContain(status);
+
+    const done = await screenAll(bank.apiKey, id);
+    expect(done).toMatchObject({ status: 'done', rowsRead: 4500, rowsScreened: 4500, matches: 1, errors: 2, fileComplete: true });
+    expect(done.finishedAt).not.toBeNull();
+
+    const matches = await t.app.inject({ method: 'GET', url: `${PATH}/${id}/matches.csv`, headers: key(bank.apiKey) });
+    expect(matches.statusCode).toBe(200);
+    expect(matches.headers['content-type']).toContain('text/csv');
+    const [header, row, ...rest] = matches.body.trim().split('\n');
+    expect(header).toBe(
+      'line,label,value,ref,total_reports,total_public_reports,distinct_companies,open_disputes,risk_level,first_reported_at,last_reported_at',
+    );
+    expect(rest).toEqual([]);
+    const cells = (row as string).split(',');
+    expect(cells.slice(0, 3)).toEqual(['1002', 'phone', fraudster]);
+    expect(cells[3]).toBe(`"'=HYPERLINK(""x"")"`);
+    expect(cells.slice(4, 8)).toEqual(['1', '0', '1', '0']);
+    expect(['low', 'medium', 'high']).toContain(cells[8]);
+
+    const errors = await t.app.inject({ method: 'GET', url: `${PATH}/${id}/errors.csv`, headers: key(bank.apiKey) });
+    const errorLines = errors.body.trim().split('\n');
+    expect(errorLines[0]).toBe('line,message');
+    expect(errorLines.slice(1).map((l) => l.split(',')[0])).toEqual(['3002', '4002']);
+    expect(errors.body).not.toContain('red');
+
+    // One audit row per screened row (rejected rows are not searches), in bulk, never a value.
+    const audit = await sql<{ n: string; hits: string }>`
+      select count(*) as n, count(*) filter (where result_count > 0) as hits
+      from audit_events where request_id = ${`screening:${id}`} and action = 'screen'`.execute(t.database.db);
+    expect({ n: Number(audit.rows[0]?.n), hits: Number(audit.rows[0]?.hits) }).toEqual({ n: 4498, hits: 1 });
+    // The file is not kept once screened: only the sealed matched row remains.
+    const chunks = await sql<{ n: string }>`select count(*) as n from screening_chunks where job_id = ${id}`.execute(
+      t.database.db,
+    );
+    expect(Number(chunks.rows[0]?.n)).toBe(0);
+  });
+
+  it("is another company's exactly as a random id is: 404", async () => {
+    const res = await upload(bank.apiKey, `label,value\nphone,${localPhone()}\n`);
+    const { id } = res.json().data.job;
+    await screenAll(bank.apiKey, id);
+    const other = await createCompany(t);
+    for (const path of [`${PATH}/${id}`, `${PATH}/${id}/matches.csv`, `${PATH}/${id}/errors.csv`]) {
+      const theirs = await t.app.inject({ method: 'GET', url: path, headers: key(other.apiKey) });
+      const random = await t.app.inject({
+        method: 'GET',
+        url: path.replace(id, crypto.randomUUID()),
+        headers: key(other.apiKey),
+      });
+      expect(theirs.statusCode).toBe(404);
+      expect({ ...theirs.json(), data: { ...theirs.json().data, requestId: '' } }).toEqual({
+        ...random.json(),
+        data: { ...random.json().data, requestId: '' },
+      });
+    }
+  });
+
+  it('resumes at its next chunk after a worker dies holding it, once its lease lapses; no row screened twice', async () => {
+    const lines = ['label,value,ref'];
+    for (let i = 0; i < 5000; i++) lines.push(`nin,${digits(11)},r-${i}`);
+    const { id } = (await upload(bank.apiKey, lines.join('\n'))).json().data.job;
+    // One screening at a time per company.
+    const second = await upload(bank.apiKey, 'label,value\nnin,12345678901\n');
+    expect(second.statusCode).toBe(409);
+    expect(second.json().data.code).toBe('INVALID_STATE');
+    // One chunk screened and committed...
+    expect(await t.app.screenings.runDue(id, 1)).toBe(2000);
+    expect(await job(bank.apiKey, id)).toMatchObject({ status: 'running', rowsScreened: 2000 });
+    // ...then a worker takes the job and is killed (kill -9) before its next commit: its lease stands.
+    await sql`update screening_jobs set lease_owner = 'killed-worker', lease_until = now() + interval '1 hour'
+              where id = ${id}`.execute(t.database.db);
+    await t.app.jobs.runNow('screenings.run');
+    expect((await job(bank.apiKey, id)).rowsScreened).toBe(2000);
+    // The lease lapses: the next worker resumes at chunk 1.
+    await sql`update screening_jobs set lease_until = now() - interval '1 second' where id = ${id}`.execute(t.database.db);
+    const done = await screenAll(bank.apiKey, id);
+    expect(done).toMatchObject({ status: 'done', rowsRead: 5000, rowsScreened: 5000, matches: 0, errors: 0 });
+    const audit = await sql<{
+      n: string;
+    }>`select count(*) as n from audit_events where request_id = ${`screening:${id}`}`.execute(t.database.db);
+    expect(Number(audit.rows[0]?.n)).toBe(5000);
+  });
+
+  it('takes a file whose last quote never closes: the rows before it are screened, that line is rejected', async () => {
+    const res = await upload(
+      bank.apiKey,
+      `label,value,ref\nphone,${localPhone()},a\nemail,"unterminated@example.com,b\nphone,${localPhone()},c\n`,
+    );
+    expect(res.statusCode).toBe(202);
+    const done = await screenAll(bank.apiKey, res.json().data.job.id);
+    expect(done).toMatchObject({ status: 'done', rowsScreened: 2, errors: 1 });
+  });
+
+  it('fails a job whose upload breaks off, naming the file, and refuses a request that is not a file', async () => {
+    const body = multipart([
+      { name: 'file', filename: 'c.csv', contentType: 'text/csv', data: `label,value\nphone,${localPhone()}\n` },
+    ]);
+    // The closing boundary never comes: the file did not arrive whole.
+    const cut = body.payload.subarray(0, body.payload.length - 30);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: PATH,
+      headers: { ...key(bank.apiKey), ...body.headers },
+      payload: cut,
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().data.errors[0].field).toBe('file');
+    const json = await t.app.inject({ method: 'POST', url: PATH, headers: key(bank.apiKey), payload: { file: 'x' } });
+    expect(json.statusCode).toBe(415);
+    // Multipart without a boundary cannot be read: a 400 naming the file, here and on the watchlist import.
+    const imported = await t.app.inject({ method: 'POST', url: '/api/v1/external/watchlist/imports', headers: key(bank.apiKey) });
+    for (const url of [PATH, `/api/v1/external/watchlist/imports/${imported.json().data.import.id}/file`]) {
+      const headers = { ...key(bank.apiKey), 'content-type': 'multipart/form-data' };
+      const res = await t.app.inject({ method: 'POST', url, headers, payload: 'a=b' });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().data.errors[0].field).toBe('file');
+    }
+  });
+});

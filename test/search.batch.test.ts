@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { digits, localPhone, nuban } from './helpers/identifiers.js';
+import { createCompany, key } from './helpers/principals.js';
+import { createReport, search } from './helpers/reports.js';
+import { matchesSearchSchema } from './helpers/search-schema.js';
+import { buildTestApp, type TestApp } from './helpers/test-app.js';
+import { uploadedUrl } from './helpers/uploads.js';
+
+const BATCH = '/api/v1/external/reports/search/batch';
+let t: TestApp;
+let a: Awaited<ReturnType<typeof createCompany>>;
+let b: Awaited<ReturnType<typeof createCompany>>;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  a = await createCompany(t, { businessName: 'Alpha Microfinance Bank' });
+  b = await createCompany(t, { businessName: 'Beta Fintech' });
+});
+afterAll(() => t.close());
+
+const batch = (apiKey: string, items: unknown[]) =>
+  t.app.inject({ method: 'POST', url: BATCH, headers: key(apiKey), payload: { items } });
+type Result = {
+  ref?: string;
+  error?: { code: string; message: string };
+  reports?: unknown[];
+  summary?: { totalReports: number };
+};
+/** Evidence links are signed per response (a fresh expiry each time); everything else must be equal. */
+const unsigned = (data: unknown) => JSON.parse(JSON.stringify(data).replace(/expires=\d+&signature=[^"]+/g, 'signed'));
+
+describe('POST /api/v1/external/reports/search/batch', () => {
+  it('answers every item in order exactly as a single search does, bad items with their own error', async () => {
+    const phone = localPhone();
+    const account = nuban();
+    const bvn = `22${digits(9)}`;
+    const evidence = await uploadedUrl(t, b.apiKey);
+    await createReport(t, a.apiKey, { identifiers: [{ label: 'phone', value: phone }], fraudType: 'hacker' });
+    await createReport(t, b.apiKey, {
+      identifiers: [
+        { label: 'phone', value: phone },
+        { label: 'account', value: `${account}_access-bank` },
+      ],
+      attachments: [evidence],
+    });
+    await createReport(t, b.apiKey, { identifiers: [{ label: 'bvn', value: bvn }], status: 'draft' });
+    const items = [
+      { identifier: 'phone', value: `+234 ${phone.slice(1)}`, ref: 'customer-1' },
+      { identifier: 'email', value: `nobody.${digits(6)}@example.com` },
+      { identifier: 'phone', value: '12', ref: 'customer-3' },
+      { identifier: 'colour', value: 'red' },
+      { identifier: 'account', value: account },
+      { identifier: 'bvn', value: bvn },
+    ];
+    const res = await batch(a.apiKey, items);
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.success).toBe(true);
+    const results = body.data.results as Result[];
+    expect(results).toHaveLength(items.length);
+    expect(results[0]?.ref).toBe('customer-1');
+    expect(results[0]?.summary?.totalReports).toBe(2);
+    expect(results[2]).toEqual({
+      ref: 'customer-3',
+      error: { code: 'VALIDATION_ERROR', message: expect.stringMatching(/digits/i) },
+    });
+    expect(results[3]?.error?.message).toMatch(/Unknown identifier type/);
+    // The searchable items: the same data as a single search, word for word (a miss included, and a
+    // draft-only identifier, which the quick "any match" step lets through to the full search).
+    for (const n of [0, 1, 4, 5]) {
+      const item = items[n] as { identifier: string; value: string };
+      const single = (await search(t, a.apiKey, item.identifier, item.value)).json().data;
+      const { ref: _ref, ...data } = results[n] as Result;
+      expect(unsigned(data), `item ${n}`).toEqual(unsigned(single));
+      expect(matchesSearchSchema({ success: true, message: 'm', data }), JSON.stringify(matchesSearchSchema.errors)).toBe(true);
+    }
+    expect(results[4]?.summary?.totalReports).toBe(1);
+    expect(results[5]?.summary?.totalReports).toBe(0);
+  });
+
+  it('writes one audit row per searchable item, with the kind and count, never the value', async () => {
+    const company = await createCompany(t);
+    const phone = localPhone();
+    await createReport(t, b.apiKey, { identifiers: [{ label: 'phone', value: phone }] });
+    const items = [
+      { identifier: 'phone', value: phone },
+      { identifier: 'email', value: `nobody.${digits(6)}@example.com` },
+      { identifier: 'nin', value: digits(11) },
+      { identifier: 'phone', value: 'not a phone' },
+    ];
+    const res = await batch(company.apiKey, items);
+    expect(res.statusCode).toBe(200);
+    const requestId = res.headers['x-request-id'];
+    const audit = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/external/audit?action=search',
+      headers: key(company.apiKey),
+    });
+    const rows = (audit.json().data.data as Array<{ requestId: string; label: string; resultCount: number }>).filter(
+      (r) => r.requestId === requestId,
+    );
+    expect(rows.map((r) => `${r.label}:${r.resultCount}`).sort()).toEqual(['email:0', 'nin:0', 'phone:1']);
+    expect(audit.body).not.toContain(phone.slice(1));
+  });
+
+  it('refuses an empty batch and one of more than 1,000 items, naming the field', async () => {
+    const empty = await batch(a.apiKey, []);
+    expect(empty.statusCode).toBe(400);
+    expect(empty.json().data.errors[0].field).toBe('items');
+    const tooMany = await batch(
+      a.apiKey,
+      Array.from({ length: 1001 }, () => ({ identifier: 'phone', value: localPhone() })),
+    );
+    expect(tooMany.statusCode).toBe(400);
+    expect(tooMany.json().data.errors[0].field).toBe('items');
+    const unknownField = await batch(a.apiKey, [{ identifier: 'phone', value: localPhone(), colour: 'red' }]);
+    expect(unknownField.statusCode).toBe(400);
+  });
+
+  it('counts each item against the rate limit, shared with single searches', async () => {
+    const limited = await createCompany(t, { rateLimitPerMinute: 50 });
+    const items = Array.from({ length: 30 }, () => ({ identifier: 'phone', value: localPhone() }));
+    expect((await batch(limited.apiKey, items)).statusCode).toBe(200);
+    const over = await batch(limited.apiKey, items);
+    expect(over.statusCode).toBe(429);
+    expect(over.json().data.code).toBe('RATE_LIMITED');
+    expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
+    // The refused batch gave its items back (it counts as one request): 31 of 50 are spent.
+    expect((await search(t, limited.apiKey, 'phone', localPhone())).statusCode).toBe(200);
+    expect((await batch(limited.apiKey, items.slice(0, 18))).statusCode).toBe(200);
+    // 50 spent, by batches and single searches alike: the next single search is refused.
+    expect((await search(t, limited.apiKey, 'phone', localPhone())).statusCode).toBe(429);
+    // More items than the limit allows in a minute can never pass: said so, naming the field.
+    const fresh = await createCompany(t, { rateLimitPerMinute: 50 });
+    const tooBig = await batch(
+      fresh.apiKey,
+      Array.from({ length: 51 }, () => ({ identifier: 'phone', value: localPhone() })),
+    );
+    expect(tooBig.statusCode).toBe(400);
+    expect(tooBig.json().data.errors[0].field).toBe('items');
+  });
+});

@@ -1,0 +1,118 @@
+// The operators' admin pages: member companies (add one with its first key, shown once; suspend and
+// reactivate) and the safelist (identifiers that must never be listed, kept as blind indexes only).
+import { actionButton, api, byId, LABELS, option, showFieldErrors, tell } from './common.js';
+
+const cell = (text: string) => Object.assign(document.createElement('td'), { textContent: text });
+const date = (iso: string) => new Date(iso).toLocaleDateString('en-GB');
+
+export async function loadCompanies(): Promise<void> {
+  const status = (byId<HTMLSelectElement>('companies-status').value || undefined) as 'active' | undefined;
+  const { data, error } = await api.GET('/api/v1/admin/companies', {
+    params: { query: { page: 1, limit: 100, ...(status ? { status } : {}) } },
+  });
+  if (!data) {
+    byId('companies-message').textContent = error?.message ?? 'Could not load the companies.';
+    return;
+  }
+  const { data: companies, meta } = data.data;
+  byId('companies-count').textContent =
+    `${meta.total} compan${meta.total === 1 ? 'y' : 'ies'}${meta.total > companies.length ? `, the first ${companies.length} shown` : ''}`;
+  byId('company-rows').replaceChildren(
+    ...companies.map((c) => {
+      const tr = document.createElement('tr');
+      tr.append(cell(c.businessName), cell(c.status), cell(date(c.createdAt)));
+      const actions = document.createElement('td');
+      const act = (path: 'suspend' | 'activate', done: string) => async () => {
+        const url =
+          path === 'suspend' ? '/api/v1/admin/companies/{companyId}/suspend' : '/api/v1/admin/companies/{companyId}/activate';
+        const { error: failed } = await api.POST(url, { params: { path: { companyId: c.id } } });
+        tell(byId('companies-message'), failed ? failed.message : `${c.businessName} ${done}.`, failed ? 'error' : 'ok');
+        await loadCompanies();
+      };
+      actions.append(
+        c.status === 'active'
+          ? actionButton('Suspend', `Suspend ${c.businessName}`, async () => {
+              if (window.confirm(`Suspend ${c.businessName}? Its keys and users stop working at once.`)) {
+                await act('suspend', 'is suspended: its keys and users no longer work')();
+              }
+            })
+          : actionButton('Reactivate', `Reactivate ${c.businessName}`, act('activate', 'is active again')),
+      );
+      tr.append(actions);
+      return tr;
+    }),
+  );
+}
+
+export async function loadSafelist(): Promise<void> {
+  const { data, error } = await api.GET('/api/v1/admin/safelist');
+  if (!data) {
+    byId('safelist-message').textContent = error?.message ?? 'Could not load the safelist.';
+    return;
+  }
+  const entries = data.data.entries;
+  byId('safelist-count').textContent = `${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}`;
+  byId('safelist-rows').replaceChildren(
+    ...entries.map((entry) => {
+      const li = document.createElement('li');
+      // The value itself is not kept, only its blind index: the reason is what tells entries apart.
+      li.append(
+        Object.assign(document.createElement('strong'), { textContent: entry.label.replace(/_/g, ' ') }),
+        ` — ${entry.reason} (added ${date(entry.createdAt)}) `,
+        actionButton('Remove', `Remove the ${entry.label.replace(/_/g, ' ')} entry: ${entry.reason}`, async () => {
+          if (!window.confirm('Remove this entry? Reports may name this identifier again.')) return;
+          const { error: failed } = await api.DELETE('/api/v1/admin/safelist/{id}', { params: { path: { id: entry.id } } });
+          tell(byId('safelist-message'), failed ? failed.message : 'Entry removed.', failed ? 'error' : 'ok');
+          await loadSafelist();
+        }),
+      );
+      return li;
+    }),
+  );
+}
+
+export function initCompanies(): void {
+  byId<HTMLFormElement>('companies-filter').addEventListener('submit', (event) => {
+    event.preventDefault();
+    void loadCompanies();
+  });
+  byId<HTMLFormElement>('company-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const { data, error } = await api.POST('/api/v1/admin/companies', {
+      body: { businessName: byId<HTMLInputElement>('company-name').value.trim() },
+    });
+    if (!data) return showFieldErrors(byId('company-form'), error, byId('company-form-message'));
+    byId<HTMLInputElement>('company-name').value = '';
+    byId<HTMLInputElement>('company-key').value = data.data.apiKey;
+    byId('company-key-box').hidden = false;
+    byId('company-form-message').dataset.tone = 'ok';
+    byId('company-form-message').textContent =
+      `${data.data.company.businessName} added. Copy its first API key now: it is not shown again.`;
+    byId('company-key').focus();
+    await loadCompanies();
+  });
+
+  const label = byId<HTMLSelectElement>('safe-label');
+  for (const [value, text] of LABELS) label.append(option(value, text));
+  byId<HTMLFormElement>('safelist-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const { data, error } = await api.POST('/api/v1/admin/safelist', {
+      body: {
+        label: label.value as 'phone',
+        value: byId<HTMLInputElement>('safe-value').value,
+        reason: byId<HTMLTextAreaElement>('safe-reason').value,
+      },
+    });
+    if (!data) return showFieldErrors(byId('safelist-form'), error, byId('safelist-form-message'));
+    byId<HTMLInputElement>('safe-value').value = '';
+    byId<HTMLTextAreaElement>('safe-reason').value = '';
+    const review = data.data.reportsToReview.length;
+    tell(
+      byId('safelist-form-message'),
+      review
+        ? `Added. ${review} existing report${review === 1 ? '' : 's'} name${review === 1 ? 's' : ''} this identifier and should be reviewed.`
+        : 'Added. No existing report names this identifier.',
+    );
+    await loadSafelist();
+  });
+}

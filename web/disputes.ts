@@ -1,0 +1,157 @@
+// Disputes, both sides of the table. A company analyst raises a dispute on another member's report
+// (from a search result), answers the disputes raised on the company's own reports (uphold with a
+// statement, or take the report off the list), and escalates an upheld one. Operators decide the
+// escalated ones. Nothing here ever shows an identifier's value: disputes name reports, not people.
+
+import type { paths } from '../client/src/index.js';
+import { api, byId, characterCount, clearFieldErrors, factPairs, showFieldErrors, tell } from './common.js';
+import { viewer } from './viewer.js';
+
+/** A dispute as the service describes it to either side and the operators. */
+type Dispute = paths['/api/v1/external/disputes/{id}']['get']['responses'][200]['content']['application/json']['data']['dispute'];
+
+const STATUS: Record<string, string> = {
+  open: 'waiting for the reporting member',
+  upheld: 'upheld by the reporting member',
+  escalated: 'with the operators',
+  exited: 'report taken off the list',
+  timed_out: 'not answered in time: report taken off the list',
+  kept: 'operators kept the report',
+  removed: 'operators removed the report',
+};
+const day = (iso: string) => new Date(iso).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
+const text = (tag: string, content: string) => Object.assign(document.createElement(tag), { textContent: content });
+let shown: Dispute | null = null;
+
+export async function loadDisputes(): Promise<void> {
+  const status = (byId<HTMLSelectElement>('disputes-status').value || undefined) as 'open' | undefined;
+  const side = (byId<HTMLSelectElement>('disputes-side').value || undefined) as 'raised' | undefined;
+  const query = { page: 1, limit: 50, ...(status ? { status } : {}) };
+  const answer = viewer.companyId
+    ? await api.GET('/api/v1/external/disputes', { params: { query: { ...query, ...(side ? { side } : {}) } } })
+    : await api.GET('/api/v1/admin/disputes', { params: { query } });
+  if (!answer.data) {
+    byId('disputes-count').textContent = answer.error?.message ?? 'Could not load the disputes.';
+    return;
+  }
+  const { data: items, meta } = answer.data.data;
+  byId('disputes-count').textContent = `${meta.total} dispute${meta.total === 1 ? '' : 's'}`;
+  byId('disputes-list').replaceChildren(
+    ...items.map((d) => {
+      const open = Object.assign(document.createElement('button'), {
+        type: 'button',
+        className: 'link-dark',
+        textContent: `${whoDisputes(d)} · report by ${d.reportingCompany.businessName} · ${STATUS[d.status] ?? d.status}`,
+      });
+      open.addEventListener('click', () => show(d));
+      const li = document.createElement('li');
+      li.append(open, text('p', `Opened ${day(d.openedAt)}`));
+      return li;
+    }),
+  );
+}
+
+function whoDisputes(d: Dispute): string {
+  if (d.raisedByOperator) return 'Raised by the operators';
+  return d.disputingCompany?.id === viewer.companyId ? 'Raised by you' : `Raised by ${d.disputingCompany?.businessName}`;
+}
+
+function show(d: Dispute): void {
+  shown = d;
+  const mine = d.reportingCompany.id === viewer.companyId;
+  byId('dispute-title').textContent = `Dispute — ${STATUS[d.status] ?? d.status}`;
+  const facts: [string, string][] = [
+    ['Report', d.reportId],
+    ['Reported by', d.reportingCompany.businessName],
+    ['Disputed by', d.raisedByOperator ? 'the operators' : (d.disputingCompany?.businessName ?? '—')],
+    ['Opened', day(d.openedAt)],
+    ['Answer due', day(d.respondBy)],
+  ];
+  byId('dispute-facts').replaceChildren(...factPairs(facts));
+  byId('dispute-reason').textContent = d.reason;
+  byId('dispute-statement').textContent = d.ownerStatement ? `The reporting member's answer: ${d.ownerStatement}` : '';
+  byId('dispute-decision').textContent = d.decisionReason ? `The operators' decision: ${d.decisionReason}` : '';
+  // Each action only where the dispute's state and the viewer's side allow it (dispute-states.ts).
+  byId('uphold-form').hidden = !(mine && d.status === 'open');
+  byId('dispute-exit-form').hidden = !(mine && (d.status === 'open' || d.status === 'upheld'));
+  byId('escalate').hidden = !(viewer.companyId && d.status === 'upheld');
+  byId('decide-form').hidden = !(!viewer.companyId && d.status === 'escalated');
+  for (const form of ['uphold-form', 'dispute-exit-form', 'decide-form']) clearFieldErrors(byId(form));
+  tell(byId('dispute-message'), '');
+  byId('dispute').hidden = false;
+  byId('dispute').focus();
+}
+
+async function answered(
+  result: { data?: { data: { dispute: Dispute } }; error?: { message: string } },
+  form: string,
+  message: string,
+) {
+  if (!result.data) return showFieldErrors(byId(form), result.error, byId('dispute-message'));
+  await loadDisputes();
+  show(result.data.data.dispute);
+  tell(byId('dispute-message'), message);
+}
+
+/** Opens the page's form to dispute a report found by a search. */
+export function startDispute(reportId: string): void {
+  byId<HTMLInputElement>('raise-report').value = reportId;
+  byId('raise-message').textContent = '';
+  byId('raise-box').hidden = false;
+  byId('raise-reason').focus();
+}
+
+export function initDisputes(): void {
+  characterCount(byId<HTMLTextAreaElement>('raise-reason'), byId('raise-reason-count'), 50, 2000);
+  characterCount(byId<HTMLTextAreaElement>('uphold-statement'), byId('uphold-statement-count'), 50, 2000);
+  byId<HTMLFormElement>('disputes-filter').addEventListener('submit', (event) => {
+    event.preventDefault();
+    void loadDisputes();
+  });
+  byId<HTMLFormElement>('raise-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const { data, error } = await api.POST('/api/v1/external/disputes', {
+      body: { reportId: byId<HTMLInputElement>('raise-report').value, reason: byId<HTMLTextAreaElement>('raise-reason').value },
+    });
+    if (!data) return showFieldErrors(byId('raise-form'), error, byId('raise-message'));
+    byId<HTMLTextAreaElement>('raise-reason').value = '';
+    byId('raise-box').hidden = true;
+    await loadDisputes();
+    show(data.data.dispute);
+    byId('dispute-message').dataset.tone = 'ok';
+    byId('dispute-message').textContent =
+      `Dispute sent. The reporting member must answer by ${day(data.data.dispute.respondBy)}.`;
+  });
+  const current = () => ({ params: { path: { id: shown?.id ?? '' } } });
+  byId<HTMLFormElement>('uphold-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const statement = byId<HTMLTextAreaElement>('uphold-statement').value;
+    await answered(
+      await api.POST('/api/v1/external/disputes/{id}/uphold', { ...current(), body: { statement } }),
+      'uphold-form',
+      'You stood by the report. The other side may ask the operators to decide.',
+    );
+  });
+  byId<HTMLFormElement>('dispute-exit-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const reason = byId<HTMLTextAreaElement>('dispute-exit-reason').value;
+    await answered(
+      await api.POST('/api/v1/external/disputes/{id}/exit', { ...current(), body: { reason } }),
+      'dispute-exit-form',
+      'The report is off the list.',
+    );
+  });
+  byId('escalate').addEventListener('click', async () => {
+    await answered(await api.POST('/api/v1/external/disputes/{id}/escalate', current()), 'uphold-form', 'Sent to the operators.');
+  });
+  byId<HTMLFormElement>('decide-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const outcome = byId<HTMLSelectElement>('decide-outcome').value as 'keep' | 'remove';
+    const reason = byId<HTMLTextAreaElement>('decide-reason').value;
+    await answered(
+      await api.POST('/api/v1/admin/disputes/{id}/decide', { ...current(), body: { outcome, reason } }),
+      'decide-form',
+      outcome === 'keep' ? 'Decided: the report stays on the list.' : 'Decided: the report is off the list.',
+    );
+  });
+}

@@ -1,0 +1,149 @@
+// A company admin's webhook endpoints: add one (its signing secret shown once), pause or resume it,
+// replace its secret, remove it, and read its delivery log with each attempt, sending one again.
+import { actionButton, api, byId, clearFieldErrors, showFieldErrors, tell } from './common.js';
+
+const EVENTS: [string, string][] = [
+  ['watchlist.match', 'A report names someone on your watchlist'],
+  ['public_report.published', 'A public report names your institution'],
+  ['submission.exited', 'One of your reports leaves the list'],
+  ['submission.relisted', 'One of your reports returns to the list'],
+];
+type Webhook = { id: string; url: string; events: string[]; status: 'active' | 'disabled' };
+const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString('en-GB') : '—');
+const cell = (text: string) => Object.assign(document.createElement('td'), { textContent: text });
+let shown: Webhook | null = null;
+
+function showTable(bodyId: string, shown: boolean): void {
+  (byId(bodyId).closest('.scroll-x') as HTMLElement).hidden = !shown;
+}
+
+function showSecret(secret: string, message: string): void {
+  byId<HTMLInputElement>('webhook-secret').value = secret;
+  byId('webhook-secret-box').hidden = false;
+  tell(byId('webhooks-message'), message);
+  byId('webhook-secret').focus();
+}
+
+export async function loadWebhooks(): Promise<void> {
+  const { data, error } = await api.GET('/api/v1/external/webhooks');
+  if (!data) {
+    byId('webhooks-message').textContent = error?.message ?? 'Could not load the endpoints.';
+    return;
+  }
+  const hooks = data.data.webhooks;
+  byId('webhooks-count').textContent = `${hooks.length} endpoint${hooks.length === 1 ? '' : 's'}`;
+  // An empty table says nothing the count does not (and a scroll region with nothing to focus fails axe).
+  showTable('webhook-rows', hooks.length > 0);
+  byId('webhook-rows').replaceChildren(
+    ...hooks.map((hook) => {
+      const tr = document.createElement('tr');
+      tr.append(cell(hook.url), cell(hook.events.join(', ')), cell(hook.status === 'active' ? 'active' : 'paused'));
+      const actions = document.createElement('td');
+      const set = (enabled: boolean) => async () => {
+        const { error: failed } = await api.PATCH('/api/v1/external/webhooks/{id}', {
+          params: { path: { id: hook.id } },
+          body: { enabled },
+        });
+        tell(
+          byId('webhooks-message'),
+          failed ? failed.message : `${hook.url} ${enabled ? 'resumed' : 'paused'}.`,
+          failed ? 'error' : 'ok',
+        );
+        await loadWebhooks();
+      };
+      actions.append(
+        actionButton('Deliveries', `Deliveries to ${hook.url}`, () => loadDeliveries(hook)),
+        hook.status === 'active'
+          ? actionButton('Pause', `Pause ${hook.url}`, set(false))
+          : actionButton('Resume', `Resume ${hook.url}`, set(true)),
+        actionButton('New secret', `New secret for ${hook.url}`, async () => {
+          if (!window.confirm('Replace the signing secret? The old one keeps signing too for 24 hours.')) return;
+          const { data: rotated, error: failed } = await api.POST('/api/v1/external/webhooks/{id}/rotate-secret', {
+            params: { path: { id: hook.id } },
+            body: {},
+          });
+          if (rotated) showSecret(rotated.data.webhook.secret, 'Copy the new secret now: it is not shown again.');
+          else byId('webhooks-message').textContent = failed?.message ?? 'That did not work.';
+        }),
+        actionButton('Remove', `Remove ${hook.url}`, async () => {
+          if (!window.confirm(`Remove ${hook.url}? Nothing more is sent to it.`)) return;
+          const { error: failed } = await api.DELETE('/api/v1/external/webhooks/{id}', { params: { path: { id: hook.id } } });
+          tell(byId('webhooks-message'), failed ? failed.message : `${hook.url} removed.`, failed ? 'error' : 'ok');
+          if (shown?.id === hook.id) byId('deliveries').hidden = true;
+          await loadWebhooks();
+        }),
+      );
+      tr.append(actions);
+      return tr;
+    }),
+  );
+}
+
+async function loadDeliveries(hook: Webhook): Promise<void> {
+  shown = hook;
+  const { data, error } = await api.GET('/api/v1/external/webhooks/{id}/deliveries', {
+    params: { path: { id: hook.id }, query: { page: 1, limit: 50 } },
+  });
+  byId('deliveries-title').textContent = `Deliveries to ${hook.url}`;
+  byId('deliveries').hidden = false;
+  if (!data) {
+    byId('deliveries-count').textContent = error?.message ?? 'Could not load the deliveries.';
+    return;
+  }
+  const { data: items, meta } = data.data;
+  byId('deliveries-count').textContent = `${meta.total} deliver${meta.total === 1 ? 'y' : 'ies'}, newest first`;
+  showTable('delivery-rows', items.length > 0);
+  byId('delivery-rows').replaceChildren(
+    ...items.map((d) => {
+      const last = d.log.at(-1);
+      const outcome = last ? `${last.error ?? `answered ${last.statusCode}`} in ${last.latencyMs} ms` : 'not tried yet';
+      const tr = document.createElement('tr');
+      tr.append(
+        cell(when(d.createdAt)),
+        cell(d.type),
+        cell(`${d.status} after ${d.attempts} attempt${d.attempts === 1 ? '' : 's'}`),
+      );
+      tr.append(cell(d.status === 'pending' && d.nextAttemptAt ? `${outcome}; next try ${when(d.nextAttemptAt)}` : outcome));
+      const actions = document.createElement('td');
+      if (d.status !== 'pending') {
+        actions.append(
+          actionButton('Send again', `Send delivery of ${when(d.createdAt)} again`, async () => {
+            const { error: failed } = await api.POST('/api/v1/external/webhooks/{id}/deliveries/{deliveryId}/redeliver', {
+              params: { path: { id: hook.id, deliveryId: d.id } },
+            });
+            tell(byId('deliveries-count'), failed ? failed.message : 'Queued to be sent again.', failed ? 'error' : 'ok');
+            await loadDeliveries(hook);
+          }),
+        );
+      }
+      tr.append(actions);
+      return tr;
+    }),
+  );
+  byId('deliveries').focus();
+}
+
+export function initWebhooks(): void {
+  const events = byId('webhook-events');
+  for (const [value, text] of EVENTS) {
+    const label = document.createElement('label');
+    label.className = 'choice';
+    const box = Object.assign(document.createElement('input'), { type: 'checkbox', name: 'event', value });
+    label.append(box, ` ${text}`);
+    events.append(label);
+  }
+  byId<HTMLFormElement>('webhook-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const form = byId('webhook-form');
+    clearFieldErrors(form);
+    const chosen = [...events.querySelectorAll<HTMLInputElement>('input:checked')].map((box) => box.value);
+    const { data, error } = await api.POST('/api/v1/external/webhooks', {
+      body: { url: byId<HTMLInputElement>('webhook-url').value.trim(), events: chosen as ['watchlist.match'] },
+    });
+    if (!data) return showFieldErrors(form, error, byId('webhook-form-message'));
+    byId('webhook-form-message').textContent = '';
+    byId<HTMLInputElement>('webhook-url').value = '';
+    showSecret(data.data.webhook.secret, 'Endpoint added. Copy its signing secret now: it is not shown again.');
+    await loadWebhooks();
+  });
+}
