@@ -1,8 +1,9 @@
 import type { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { lockDataDir } from './data-dir-lock.js';
+import { RedflagPostgresDialect } from './dialect.js';
 import { openPglite } from './embedded.js';
 import { pgliteClientConfig } from './pglite-connection.js';
 import { preparingPool } from './prepared-pool.js';
@@ -107,7 +108,7 @@ async function openServer(url: string, options: DatabaseOptions): Promise<Databa
     throw new DatabaseUnavailableError(`Cannot reach the PostgreSQL server (${describeUrl(url)}): ${(error as Error).message}`);
   }
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: preparing }),
+    dialect: new RedflagPostgresDialect({ pool: preparing }),
   });
   return { db, engine: 'server', pool, asyncCommits: serverAsyncCommits, close: () => db.destroy() };
 }
@@ -136,7 +137,7 @@ async function openEmbedded(dataDir: string): Promise<DatabaseHandle> {
   // PGlite is one single-user PostgreSQL backend: one connection, queries queue in the pool.
   const pool = new pg.Pool({ ...pgliteClientConfig(pglite), max: 1, types });
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: preparingPool(pool, { dropFailedConnections: false }) }),
+    dialect: new RedflagPostgresDialect({ pool: preparingPool(pool, { dropFailedConnections: false }) }),
   });
   const asyncCommits = createWalFlusher(db, () => {
     // The next tick retries; a database that cannot commit fails louder elsewhere.
