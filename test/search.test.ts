@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digits, letters, localPhone, nuban } from './helpers/identifiers.js';
 import { createCompany, createOperator, key } from './helpers/principals.js';
@@ -191,5 +192,24 @@ describe('POST /reports/search', () => {
     expect(rows[0]).toMatchObject({ action: 'search', company_id: a.companyId, key_id: a.keyId, label: 'bvn', result_count: 1 });
     expect(Buffer.from(rows[0]?.blind_index ?? []).length).toBe(32);
     expect(JSON.stringify(rows)).not.toContain(bvn);
+  });
+
+  it('writes the audit rows of concurrent searches together, one statement for several (search-audit-writer.ts)', async () => {
+    const bvn = `22${digits(9)}`;
+    await createReport(t, b.apiKey, { identifiers: [{ label: 'bvn', value: bvn }] });
+    const responses = await Promise.all(
+      Array.from({ length: 40 }, (_, n) => search(t, a.apiKey, 'bvn', n % 2 ? bvn : `22${digits(9)}`)),
+    );
+    expect(responses.map((r) => r.statusCode)).toEqual(Array(40).fill(200));
+    const requestIds = responses.map((r) => String(r.headers['x-request-id']));
+    // Rows inserted by one statement share its transaction id (xmin).
+    const { rows } = await sql<{ request_id: string; result_count: number; tx: string }>`
+      select request_id, result_count, xmin::text as tx from audit_events where request_id in (${sql.join(requestIds)})`.execute(
+      t.database.db,
+    );
+    expect(rows).toHaveLength(40);
+    const countOf = new Map(rows.map((r) => [r.request_id, r.result_count]));
+    expect(requestIds.map((id) => countOf.get(id))).toEqual(requestIds.map((_, n) => (n % 2 ? 1 : 0)));
+    expect(new Set(rows.map((r) => r.tx)).size).toBeLessThan(40);
   });
 });

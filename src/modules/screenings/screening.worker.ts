@@ -84,7 +84,7 @@ export function createScreeningWorker(deps: {
       const matches: ScreenedMatch[] = [];
       for (const { n, key } of keys) {
         if (!hits.has(n)) continue;
-        const { body } = await searchReports(trx, key, null, deps.riskHalfLifeDays);
+        const { body } = await searchReports(trx, key, deps.riskHalfLifeDays);
         const { summary } = JSON.parse(body) as { summary: Summary };
         const total = summary.totalReports + summary.totalPublicReports;
         counts.set(n, total);

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { SearchKey } from '../../identifiers/sealed-identifiers.js';
-import type { SearchAudit } from './search.repository.js';
+import type { SearchAudit } from './search-audit.repository.js';
 
 /** One searchable item of a batch, by its position in the batch. */
 export interface BatchKey {
@@ -58,7 +58,7 @@ export async function matchingPositions(db: Kysely<Database>, keys: readonly Bat
  * In one statement: the positions whose identifier anything carries (see matchedSql), and the
  * audit rows of all the others (searches that found nothing: count 0). Most identifiers screened
  * are nobody's (a bank's customers are mostly honest), so the batch runs the full search
- * (search.repository.ts, which writes its own audit row) only for the positions returned. Like a
+ * (search.repository.ts; its audit row goes through search-audit-writer.ts) only for the positions returned. Like a
  * single search, the statement commits without waiting for its WAL flush (README, "Durability").
  */
 export async function findMatchesAuditingMisses(

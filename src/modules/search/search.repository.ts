@@ -3,14 +3,6 @@ import type { Database } from '../../db/schema.js';
 import type { SearchKey } from '../../identifiers/sealed-identifiers.js';
 import { type VerdictInput, verdictInputsSql, verdictOfInputs } from './verdict.js';
 
-export interface SearchAudit {
-  companyId: string | null;
-  operatorId: string | null;
-  keyId: string | null;
-  userId: string | null;
-  requestId: string;
-}
-
 const MAX_RESULTS = 100;
 const iso = (expr: string) => sql.raw(`to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
@@ -19,45 +11,40 @@ export interface SearchResult {
   body: string;
   /** Whether any listed report has attachments: only then are upload ids turned into signed links in Node. */
   hasAttachments: boolean;
+  /** Reports and public reports found (the audit row's count). */
+  resultCount: number;
 }
 
 /**
- * The whole search in one statement and one round trip: find the company and public reports
- * through the blind index, build the answer's `data` as JSON text in PostgreSQL (Node passes it
- * through without parsing rows or serialising them again; the route puts the envelope around it),
- * and write the audit row in the same statement.
- *
- * The statement commits asynchronously: a search changes nothing but its audit row, and waiting for
- * that row's WAL flush was a third of the embedded engine's time per search (an fsync each). The
- * caller tells `AsyncCommits`, so the embedded engine flushes within a second (a server's WAL
- * writer does within 0.6 s); reports and every other write stay synchronous.
+ * The whole search in one read-only statement and one round trip: find the company and public
+ * reports through the blind index and build the answer's `data` as JSON text in PostgreSQL (Node
+ * passes it through without parsing rows or serialising them again; the route puts the envelope
+ * around it). The audit row is the caller's (search-audit-writer.ts writes them in groups).
  */
-export async function searchReports(
-  db: Kysely<Database>,
-  key: SearchKey,
-  /** Null for a screening job, which audits its rows in bulk (src/modules/screenings). */
-  audit: SearchAudit | null,
-  riskHalfLifeDays: number,
-): Promise<SearchResult> {
-  const statement = searchStatement(db, key.column, key.indexes.length, audit !== null);
-  const values: SearchValues = { key, audit };
+export async function searchReports(db: Kysely<Database>, key: SearchKey, riskHalfLifeDays: number): Promise<SearchResult> {
+  const statement = searchStatement(db, key.column, key.indexes.length);
+  const values: SearchValues = { key };
   // A constant of the statement (the page size) is its own value.
   const parameters = statement.parameters.map((p) => (p instanceof Slot ? p.pick(values) : p));
   const result = await db.executeQuery<SearchRow>(CompiledQuery.raw(statement.sql, parameters));
   const row = result.rows[0];
   if (!row) throw new Error('search returned no row');
-  return { body: setRiskLevel(row.body, new Date(Number(row.now_ms)), riskHalfLifeDays), hasAttachments: row.has_attachments };
+  return {
+    body: setRiskLevel(row.body, new Date(Number(row.now_ms)), riskHalfLifeDays),
+    hasAttachments: row.has_attachments,
+    resultCount: row.result_count,
+  };
 }
 
 interface SearchValues {
   key: SearchKey;
-  audit: SearchAudit | null;
 }
 
 interface SearchRow {
   body: string;
   has_attachments: boolean;
   now_ms: number;
+  result_count: number;
 }
 
 /** A parameter's place in the compiled statement, and how a call's values fill it. */
@@ -67,27 +54,22 @@ class Slot {
 
 /**
  * The statement's text and its parameters' slots, compiled once per shape (which index column, how
- * many live index keys, audited or not). Compiling the 5 KB statement on every search was 5% of the
- * service's time, and a fresh string each time made the prepared-statement name lookup hash it again
- * (2%); one string per shape is hashed once.
+ * many live index keys). Compiling the 5 KB statement on every search was 5% of the service's time,
+ * and a fresh string each time made the prepared-statement name lookup hash it again (2%); one
+ * string per shape is hashed once.
  */
 const compiled = new Map<string, CompiledQuery>();
-function searchStatement(
-  db: Kysely<Database>,
-  column: SearchKey['column'],
-  digestCount: number,
-  audited: boolean,
-): CompiledQuery {
-  const shape = `${column}:${digestCount}:${audited}`;
+function searchStatement(db: Kysely<Database>, column: SearchKey['column'], digestCount: number): CompiledQuery {
+  const shape = `${column}:${digestCount}`;
   let statement = compiled.get(shape);
   if (!statement) {
-    statement = buildSearchStatement(column, digestCount, audited).compile(db);
+    statement = buildSearchStatement(column, digestCount).compile(db);
     compiled.set(shape, statement);
   }
   return statement;
 }
 
-function buildSearchStatement(column: SearchKey['column'], digestCount: number, audited: boolean) {
+function buildSearchStatement(column: SearchKey['column'], digestCount: number) {
   const label = new Slot((v) => v.key.label);
   // One digest per live index-key version: during `crypto reindex` a row is under the old or the new.
   const digests = sql.join(Array.from({ length: digestCount }, (_, n) => new Slot((v) => v.key.indexes[n])));
@@ -95,16 +77,6 @@ function buildSearchStatement(column: SearchKey['column'], digestCount: number, 
     column === 'blind_index' ? sql`ri.label = ${label} and ri.blind_index in (${digests})` : sql`ri.nuban_index in (${digests})`;
   const publicMatch =
     column === 'blind_index' ? sql`pi.label = ${label} and pi.blind_index in (${digests})` : sql`pi.nuban_index in (${digests})`;
-  const from = (pick: (audit: SearchAudit) => unknown) => new Slot((v) => (v.audit ? pick(v.audit) : null));
-  const auditSql = audited
-    ? sql`, audit as (
-      insert into audit_events (company_id, operator_id, key_id, user_id, action, label, blind_index, result_count, request_id)
-      select ${from((a) => a.companyId)}::uuid, ${from((a) => a.operatorId)}::uuid, ${from((a) => a.keyId)}::uuid, ${from((a) => a.userId)}::uuid, 'search', ${label}, ${new Slot((v) => v.key.indexes[0])},
-             (select count(*) from both_lists), ${from((a) => a.requestId)}
-      -- This statement's transaction commits without waiting for its WAL flush (see README, "Durability").
-      from (select set_config('synchronous_commit', 'off', true)) as async_commit
-    )`
-    : sql``;
   return sql<SearchRow>`
     with hits as (
       select distinct ri.report_id from report_identifiers ri where ${match}
@@ -133,7 +105,7 @@ function buildSearchStatement(column: SearchKey['column'], digestCount: number, 
       from visible v left join disputed dd on dd.report_id = v.id
       union all
       select fraud_type, created_at, null::uuid, false from public_visible
-    )${auditSql}
+    )
     select json_build_object(
         'reports', coalesce((
           select json_agg(json_build_object(
@@ -201,6 +173,7 @@ function buildSearchStatement(column: SearchKey['column'], digestCount: number, 
         )
     )::text as body,
     (extract(epoch from now()) * 1000)::float8 as now_ms,
+    (select count(*) from both_lists)::int as result_count,
     exists (select 1 from page where cardinality(attachments) > 0)
       or exists (select 1 from public_page where cardinality(attachments) > 0) as has_attachments`;
 }

@@ -8,8 +8,10 @@ import type { IdentifierLabel } from '../../identifiers/normalize.js';
 import type { SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import type { ReportAttachments } from '../uploads/attachments.js';
 import { type BatchKey, findMatchesAuditingMisses } from './batch.repository.js';
-import { type SearchAudit, searchReports } from './search.repository.js';
+import { searchReports } from './search.repository.js';
 import { withSignedAttachments } from './search-attachments.js';
+import type { SearchAudit } from './search-audit.repository.js';
+import { createSearchAuditWriter } from './search-audit-writer.js';
 import { verdictOfInputs } from './verdict.js';
 
 /** One item of a batch search, as the caller sent it. */
@@ -28,7 +30,7 @@ export function createSearchService(deps: {
   db: Kysely<Database>;
   identifiers: SealedIdentifiers;
   attachments: Pick<ReportAttachments, 'links'>;
-  /** Told of each search, whose audit row commits asynchronously (see search.repository.ts). */
+  /** Told of each search, whose audit row commits asynchronously (see search-audit.repository.ts). */
   asyncCommits: Pick<AsyncCommits, 'note'>;
   /** The verdict's half-life (REDFLAG_RISK_HALF_LIFE_DAYS). */
   riskHalfLifeDays: number;
@@ -41,8 +43,12 @@ export function createSearchService(deps: {
     requestId,
   });
 
+  const audits = createSearchAuditWriter(deps.db, deps.asyncCommits);
+
+  /** One full search, answered only once its audit row is written. */
   async function run(key: BatchKey['key'], audit: SearchAudit): Promise<string> {
-    const { body, hasAttachments } = await searchReports(deps.db, key, audit, deps.riskHalfLifeDays);
+    const { body, hasAttachments, resultCount } = await searchReports(deps.db, key, deps.riskHalfLifeDays);
+    await audits.write({ ...audit, label: key.label, blindIndex: key.indexes[0] as Buffer, resultCount });
     // Links to evidence are signed per response, which PostgreSQL cannot do: only then is the body re-parsed.
     return hasAttachments ? withSignedAttachments(body, deps.attachments.links) : body;
   }
@@ -69,9 +75,7 @@ export function createSearchService(deps: {
     async search(principal: Principal, requestId: string, label: IdentifierLabel, value: string): Promise<string> {
       const found = deps.identifiers.searchKey(label, value);
       if (!found.ok) throw AppError.validation([{ field: 'value', message: found.message }]);
-      const data = await run(found.key, auditOf(principal, requestId));
-      deps.asyncCommits.note();
-      return data;
+      return run(found.key, auditOf(principal, requestId));
     },
 
     /**
