@@ -32,15 +32,8 @@ const LABELS = new Set<string>(IDENTIFIER_LABELS);
 /** Rows normalised between two turns of the event loop (about two milliseconds of work). */
 const YIELD_EVERY = 100;
 
-type Summary = {
-  totalReports: number;
-  totalPublicReports: number;
-  distinctCompanies: number;
-  openDisputes: number;
-  riskLevel: string;
-  firstReportedAt: string | null;
-  lastReportedAt: string | null;
-};
+/** The search summary's figures a match keeps (the row's line and sealed value are the worker's). */
+type Summary = Omit<ScreenedMatch, 'line' | 'rowToken'>;
 
 /**
  * Screens jobs a chunk per transaction. Every instance runs one (src/modules/screenings/

@@ -27,13 +27,12 @@ interface Pending {
  * its row is in (decision 0092).
  */
 export function createSearchAuditWriter(db: Kysely<Database>, asyncCommits: Pick<AsyncCommits, 'note'>): SearchAuditWriter {
-  let queue: Pending[] = [];
+  const queue: Pending[] = [];
   let writing = false;
 
   async function drain(): Promise<void> {
     while (queue.length) {
-      const group = queue.slice(0, MAX_ROWS);
-      queue = queue.slice(group.length);
+      const group = queue.splice(0, MAX_ROWS);
       try {
         await insertSearchAudits(
           db,
