@@ -38,7 +38,14 @@ export async function measure({ baseUrl, request, connections, duration, warmup 
   const latencies = [];
   onStart?.();
   const sampler = onSample ? setInterval(onSample, 250) : undefined;
+  // The load generator's own CPU (this process: autocannon parses every answer on one thread): if
+  // it nears a whole core, the generator, not the service, sets the figure.
+  const cpuBefore = process.cpuUsage();
+  const wallBefore = performance.now();
   const result = await run({ ...base, duration }, (ms) => latencies.push(ms));
+  const cpuSpent = process.cpuUsage(cpuBefore);
+  const loadCpuMs = (cpuSpent.user + cpuSpent.system) / 1000;
+  const loadBusy = loadCpuMs / (performance.now() - wallBefore);
   if (sampler) clearInterval(sampler);
   onSample?.();
   latencies.sort((a, b) => a - b);
@@ -52,6 +59,9 @@ export async function measure({ baseUrl, request, connections, duration, warmup 
     non2xx: result.non2xx,
     statusCodes: result.statusCodeStats,
     completed,
+    /** The load generator's CPU per completed request (ms), and its share of one core over the run. */
+    loadCpuMs: loadCpuMs / Math.max(1, completed),
+    loadBusy,
     // Every latency, when asked: a caller that measures in slices takes percentiles over all of them.
     ...(keepLatencies ? { latencies } : {}),
   };

@@ -303,10 +303,26 @@ function printScreening(r) {
   );
 }
 
+/** The load generator's CPU per request and how busy its one thread was (near 100%: it is the limit). */
+function loadGen(r) {
+  return `${r.loadCpuMs.toFixed(2)} (${Math.round(r.loadBusy * 100)}%)`;
+}
+
 function printTable(ceiling, before, after) {
   const ms = (v) => (Number.isFinite(v) ? v.toFixed(v < 10 ? 2 : 1) : '-');
   const mb = (bytes) => `${Math.round(bytes / 2 ** 20)} MB`;
-  const header = ['scenario', 'req/s', '% ceiling', 'p50 ms', 'p99 ms', 'p99.9 ms', 'errors', 'non-2xx', 'CPU ms/req'];
+  const header = [
+    'scenario',
+    'req/s',
+    '% ceiling',
+    'p50 ms',
+    'p99 ms',
+    'p99.9 ms',
+    'errors',
+    'non-2xx',
+    'CPU ms/req',
+    'load gen',
+  ];
   const rows = [
     [
       'ceiling: bare Fastify POST (mean of before/after)',
@@ -318,6 +334,7 @@ function printTable(ceiling, before, after) {
       before.errors + after.errors,
       before.non2xx + after.non2xx,
       ((before.serviceCpuMs + after.serviceCpuMs) / 2).toFixed(2),
+      loadGen({ loadCpuMs: (before.loadCpuMs + after.loadCpuMs) / 2, loadBusy: (before.loadBusy + after.loadBusy) / 2 }),
     ],
     ...results.map(({ name, result: r }) => [
       name,
@@ -331,6 +348,7 @@ function printTable(ceiling, before, after) {
       r.postgresCpuMs === undefined
         ? r.serviceCpuMs.toFixed(2)
         : `${r.serviceCpuMs.toFixed(2)} + ${r.postgresCpuMs.toFixed(2)} pg`,
+      loadGen(r),
     ]),
   ];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => String(row[i]).length)));
@@ -341,6 +359,7 @@ function printTable(ceiling, before, after) {
   console.log(
     '\nCPU ms/req: CPU time of the service process(es) per completed request over the measured seconds' +
       (engine === 'server' ? ", + that of every PostgreSQL process on the machine (other clients' included)" : '') +
+      "\nload gen: the load generator's own CPU ms per request, and in brackets its share of one core (autocannon runs on one thread)" +
       `\nceiling before ${Math.round(before.requestsPerSecond)} req/s, after ${Math.round(after.requestsPerSecond)} req/s\n` +
       `service RSS at start (seeded database, after the first request): ${mb(rssAtStart)}\n` +
       `service RSS under load (peak): ${mb(rssPeak)}\n` +

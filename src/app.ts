@@ -234,6 +234,7 @@ export async function buildApp({
     clock,
     listingDays: config.listingDays,
     riskHalfLifeDays: config.riskHalfLifeDays,
+    poolSize: config.databasePoolSize,
   });
   await registerPublicReports(app, {
     db,

@@ -1,6 +1,8 @@
 import net from 'node:net';
+import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { batchConcurrencyFor } from '../src/modules/search/search.service.js';
 import { createCompany, createOperator, key } from './helpers/principals.js';
 import { buildTestApp, type TestApp } from './helpers/test-app.js';
 
@@ -49,11 +51,25 @@ describe('the production configuration', () => {
     const config = loadConfig({ DATABASE_URL: 'postgres://db/x', REDFLAG_WORKERS: '8', REDFLAG_DB_MAX_CONNECTIONS: '20' });
     expect(config.databasePoolSize).toBe(2);
     expect(config.databasePoolSize * config.workers).toBeLessThanOrEqual(20);
-    expect(loadConfig({ DATABASE_URL: 'postgres://db/x', REDFLAG_WORKERS: '16' }).databasePoolSize).toBe(1);
+    // By default every worker gets at least two, so one slow statement does not hold a worker's requests.
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/x', REDFLAG_WORKERS: '16' }).databasePoolSize).toBeGreaterThanOrEqual(2);
     expect(() => loadConfig({ DATABASE_URL: 'postgres://db/x', REDFLAG_WORKERS: '8', REDFLAG_DB_MAX_CONNECTIONS: '4' })).toThrow(
       ConfigError,
     );
     expect(() => loadConfig({ REDFLAG_DB_POOL_SIZE: '10' })).toThrow(/REDFLAG_DB_MAX_CONNECTIONS/);
+  });
+
+  it('sizes the connections by default to the cores PostgreSQL can keep busy, not a fixed 20', () => {
+    const cores = os.availableParallelism();
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/x', REDFLAG_WORKERS: '1' }).databaseMaxConnections).toBe(2 * cores + 2);
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/x', REDFLAG_WORKERS: '64' }).databaseMaxConnections).toBe(
+      Math.max(128, 2 * cores + 2),
+    );
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/x', REDFLAG_DB_MAX_CONNECTIONS: '20' }).databaseMaxConnections).toBe(20);
+  });
+
+  it("leaves single searches a connection while a batch's searches run", () => {
+    expect([1, 2, 3, 5, 10].map(batchConcurrencyFor)).toEqual([1, 1, 2, 4, 4]);
   });
 
   it('bounds database waits, readiness and HTTP timeouts by default, each configurable', () => {

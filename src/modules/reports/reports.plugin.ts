@@ -10,7 +10,7 @@ import { auditRoutes } from '../audit/audit.routes.js';
 import { createAuditPseudonyms } from '../audit/audit-pseudonyms.js';
 import { createSafelistCheck } from '../safelist/safelist.service.js';
 import { searchRoutes } from '../search/search.routes.js';
-import { createSearchService } from '../search/search.service.js';
+import { batchConcurrencyFor, createSearchService } from '../search/search.service.js';
 import type { ReportAttachments } from '../uploads/attachments.js';
 import { listingRoutes } from './listing.routes.js';
 import { createListingService } from './listing.service.js';
@@ -33,6 +33,8 @@ export async function registerReports(
     clock: Clock;
     listingDays: number;
     riskHalfLifeDays: number;
+    /** This process's database connections (a batch search leaves some to single searches). */
+    poolSize: number;
   },
 ) {
   const { db, attachments } = deps;
@@ -64,6 +66,7 @@ export async function registerReports(
       attachments,
       asyncCommits: deps.asyncCommits,
       riskHalfLifeDays: deps.riskHalfLifeDays,
+      batchConcurrency: batchConcurrencyFor(deps.poolSize),
     }),
   });
   await app.register(auditRoutes, { db, pseudonym: createAuditPseudonyms(pseudonymKey(deps.crypto)) });

@@ -21,8 +21,6 @@ export interface BatchItem {
   ref?: string | undefined;
 }
 
-/** How many full searches of one batch run at once: enough to overlap round trips, few enough to leave the pool to others. */
-const BATCH_CONCURRENCY = 4;
 const LABELS = new Set<string>(IDENTIFIER_LABELS);
 
 /** Search by one identifier: normalised exactly as on create, looked up through its blind index, audited. */
@@ -34,6 +32,11 @@ export function createSearchService(deps: {
   asyncCommits: Pick<AsyncCommits, 'note'>;
   /** The verdict's half-life (REDFLAG_RISK_HALF_LIFE_DAYS). */
   riskHalfLifeDays: number;
+  /**
+   * How many full searches of one batch run at once: enough to overlap round trips, and fewer than
+   * the process's database connections, so single searches always find one (batchConcurrencyFor).
+   */
+  batchConcurrency: number;
 }) {
   const auditOf = (principal: Principal, requestId: string): SearchAudit => ({
     companyId: principal.role === 'company' ? principal.companyId : null,
@@ -96,9 +99,9 @@ export function createSearchService(deps: {
       const audit = auditOf(principal, requestId);
       const matching = keys.length ? await findMatchesAuditingMisses(deps.db, keys, audit) : new Set<number>();
       const hits = keys.filter(({ n }) => matching.has(n));
-      for (let start = 0; start < hits.length; start += BATCH_CONCURRENCY) {
+      for (let start = 0; start < hits.length; start += deps.batchConcurrency) {
         await Promise.all(
-          hits.slice(start, start + BATCH_CONCURRENCY).map(async ({ n, key }) => {
+          hits.slice(start, start + deps.batchConcurrency).map(async ({ n, key }) => {
             results[n] = await run(key, audit);
           }),
         );
@@ -116,3 +119,8 @@ export function createSearchService(deps: {
 }
 
 export type SearchService = ReturnType<typeof createSearchService>;
+
+/** Up to 4 of a batch's searches at once, leaving at least one of `poolSize` connections to other requests. */
+export function batchConcurrencyFor(poolSize: number): number {
+  return Math.max(1, Math.min(4, poolSize - 1));
+}
