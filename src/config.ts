@@ -287,8 +287,8 @@ export function loadConfig(env: Env = process.env): Config {
 /**
  * Two connections per core, plus two, and at least two per worker: PostgreSQL spends more CPU per
  * search with more backends running at once (context switches, lock waits), so a pool larger than
- * the cores can keep busy costs throughput. On the 2-core bench machine 6 connections gave 12% more
- * searches a second than 20, and 17% less PostgreSQL CPU per search (decision 0093). The figure
+ * the cores can keep busy costs throughput. On the 2-core bench machine 6 connections gave 21% more
+ * searches a second than 20, and 20% less PostgreSQL CPU per search (decision 0093). The figure
  * assumes PostgreSQL has about as many cores as this machine; set REDFLAG_DB_MAX_CONNECTIONS when not.
  */
 function defaultMaxConnections(workers: number): number {
