@@ -144,7 +144,8 @@ export function createScreeningWorker(deps: {
           }
           if (n < 0) return screened; // the lease was lost to another worker
           screened += n;
-          await sleep((performance.now() - chunkStarted) * REST_PER_BUSY);
+          // No rest after the turn's last chunk: the job is released at once.
+          if (seq + 1 < last && Date.now() - started < TURN_MS) await sleep((performance.now() - chunkStarted) * REST_PER_BUSY);
         }
       } finally {
         await releaseJob(db, job.id, owner);

@@ -34,7 +34,8 @@ export function createSearchService(deps: {
   riskHalfLifeDays: number;
   /**
    * How many full searches of one batch run at once: enough to overlap round trips, and fewer than
-   * the process's database connections, so single searches always find one (batchConcurrencyFor).
+   * the process's connections to a PostgreSQL server, so single searches always find one
+   * (batchConcurrencyFor). The embedded engine has one connection: there every query waits its turn in order.
    */
   batchConcurrency: number;
 }) {
