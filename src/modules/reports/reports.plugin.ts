@@ -11,6 +11,7 @@ import { createAuditPseudonyms } from '../audit/audit-pseudonyms.js';
 import { createSafelistCheck } from '../safelist/safelist.service.js';
 import { searchRoutes } from '../search/search.routes.js';
 import { batchConcurrencyFor, createSearchService } from '../search/search.service.js';
+import { searchesInFlightFor } from '../search/search-coalescer.js';
 import type { ReportAttachments } from '../uploads/attachments.js';
 import { listingRoutes } from './listing.routes.js';
 import { createListingService } from './listing.service.js';
@@ -67,6 +68,7 @@ export async function registerReports(
       asyncCommits: deps.asyncCommits,
       riskHalfLifeDays: deps.riskHalfLifeDays,
       batchConcurrency: batchConcurrencyFor(deps.poolSize),
+      searchesInFlight: searchesInFlightFor(deps.poolSize),
     }),
   });
   await app.register(auditRoutes, { db, pseudonym: createAuditPseudonyms(pseudonymKey(deps.crypto)) });

@@ -9,7 +9,8 @@ import { IDENTIFIER_LABELS } from '../../identifiers/labels.js';
 import type { IdentifierLabel } from '../../identifiers/normalize.js';
 import type { SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import { type BatchKey, matchingPositions } from '../search/batch.repository.js';
-import { searchReports } from '../search/search.repository.js';
+import { type SearchResult, searchReportsMany } from '../search/search.repository.js';
+import { inShapeGroups } from '../search/search-coalescer.js';
 import { type ChunkRow, chunkContext, rowContext } from './screening-file.js';
 import {
   abandonedUploads,
@@ -83,18 +84,27 @@ export function createScreeningWorker(deps: {
       const hits = await matchingPositions(trx, keys);
       const counts = new Map<number, number>();
       const matches: ScreenedMatch[] = [];
-      for (const { n, key } of keys) {
-        if (!hits.has(n)) continue;
-        const { body } = await searchReports(trx, key, deps.riskHalfLifeDays);
-        const { summary } = JSON.parse(body) as { summary: Summary };
-        const total = summary.totalReports + summary.totalPublicReports;
-        counts.set(n, total);
-        if (total === 0) continue; // a draft or an exited report: nothing anyone can see
-        const [line, label, value, ref] = rows[n] as ChunkRow;
-        matches.push({
-          line,
-          rowToken: keyring.seal(JSON.stringify([label, value, ref]), rowContext(job.company_id, job.id)),
-          ...summary,
+      // The matching rows' full searches, up to 16 in a statement (search-coalescer.ts).
+      for (const group of inShapeGroups(
+        keys.filter(({ n }) => hits.has(n)),
+        (hit) => hit.key,
+      )) {
+        const found = await searchReportsMany(
+          trx,
+          group.map((hit) => hit.key),
+          deps.riskHalfLifeDays,
+        );
+        group.forEach(({ n }, at) => {
+          const { summary } = JSON.parse((found[at] as SearchResult).body) as { summary: Summary };
+          const total = summary.totalReports + summary.totalPublicReports;
+          counts.set(n, total);
+          if (total === 0) return; // a draft or an exited report: nothing anyone can see
+          const [line, label, value, ref] = rows[n] as ChunkRow;
+          matches.push({
+            line,
+            rowToken: keyring.seal(JSON.stringify([label, value, ref]), rowContext(job.company_id, job.id)),
+            ...summary,
+          });
         });
       }
       const audited = keys.map(({ n, key }) => ({

@@ -22,13 +22,43 @@ export interface SearchResult {
  * around it). The audit row is the caller's (search-audit-writer.ts writes them in groups).
  */
 export async function searchReports(db: Kysely<Database>, key: SearchKey, riskHalfLifeDays: number): Promise<SearchResult> {
-  const statement = searchStatement(db, key.column, key.indexes.length);
-  const values: SearchValues = { key };
-  // A constant of the statement (the page size) is its own value.
-  const parameters = statement.parameters.map((p) => (p instanceof Slot ? p.pick(values) : p));
-  const result = await db.executeQuery<SearchRow>(CompiledQuery.raw(statement.sql, parameters));
+  const statement = compiledStatement(db, 'one', key.column, key.indexes.length);
+  const result = await db.executeQuery<SearchRow>(
+    CompiledQuery.raw(statement.sql, parametersOf(statement, { one: key, many: [] })),
+  );
   const row = result.rows[0];
   if (!row) throw new Error('search returned no row');
+  return resultOf(row, riskHalfLifeDays);
+}
+
+/**
+ * Several searches of one shape (the same index column and number of live index keys) in one
+ * statement: the single search's statement run once per key (a lateral join over the keys), so
+ * each answer is the one `searchReports` gives, word for word. What a statement costs besides its
+ * rows — the round trip, the transaction, the locks on its tables and indexes, starting its
+ * executor — is paid once for the group (search-coalescer.ts, decision 0094). Answers come back
+ * in the keys' order.
+ */
+export async function searchReportsMany(
+  db: Kysely<Database>,
+  keys: readonly SearchKey[],
+  riskHalfLifeDays: number,
+): Promise<SearchResult[]> {
+  const first = keys[0];
+  if (!first) return [];
+  // One key alone takes the plain statement: no arrays to unpack, the same answer.
+  if (keys.length === 1) return [await searchReports(db, first, riskHalfLifeDays)];
+  const statement = compiledStatement(db, 'many', first.column, first.indexes.length);
+  const result = await db.executeQuery<SearchRow & { n: number }>(
+    CompiledQuery.raw(statement.sql, parametersOf(statement, { one: first, many: keys })),
+  );
+  const results: SearchResult[] = new Array(keys.length);
+  for (const row of result.rows) results[row.n - 1] = resultOf(row, riskHalfLifeDays);
+  if (result.rows.length !== keys.length) throw new Error('search returned a row count other than its keys');
+  return results;
+}
+
+function resultOf(row: SearchRow, riskHalfLifeDays: number): SearchResult {
   return {
     body: setRiskLevel(row.body, new Date(Number(row.now_ms)), riskHalfLifeDays),
     hasAttachments: row.has_attachments,
@@ -37,7 +67,8 @@ export async function searchReports(db: Kysely<Database>, key: SearchKey, riskHa
 }
 
 interface SearchValues {
-  key: SearchKey;
+  one: SearchKey;
+  many: readonly SearchKey[];
 }
 
 interface SearchRow {
@@ -52,27 +83,56 @@ class Slot {
   constructor(readonly pick: (values: SearchValues) => unknown) {}
 }
 
+/** A constant of the statement (the page size) is its own value. */
+const parametersOf = (statement: CompiledQuery, values: SearchValues) =>
+  statement.parameters.map((p) => (p instanceof Slot ? p.pick(values) : p));
+
+type Arity = 'one' | 'many';
+
 /**
- * The statement's text and its parameters' slots, compiled once per shape (which index column, how
- * many live index keys). Compiling the 5 KB statement on every search was 5% of the service's time,
- * and a fresh string each time made the prepared-statement name lookup hash it again (2%); one
- * string per shape is hashed once.
+ * The statement's text and its parameters' slots, compiled once per shape (one key or many, which
+ * index column, how many live index keys). Compiling the 5 KB statement on every search was 5% of
+ * the service's time, and a fresh string each time made the prepared-statement name lookup hash it
+ * again (2%); one string per shape is hashed once.
  */
 const compiled = new Map<string, CompiledQuery>();
-function searchStatement(db: Kysely<Database>, column: SearchKey['column'], digestCount: number): CompiledQuery {
-  const shape = `${column}:${digestCount}`;
+function compiledStatement(db: Kysely<Database>, arity: Arity, column: SearchKey['column'], digestCount: number): CompiledQuery {
+  const shape = `${arity}:${column}:${digestCount}`;
   let statement = compiled.get(shape);
   if (!statement) {
-    statement = buildSearchStatement(column, digestCount).compile(db);
+    statement = (
+      arity === 'one' ? buildSearchStatement(column, digestCount, 'one') : buildManyStatement(column, digestCount)
+    ).compile(db);
     compiled.set(shape, statement);
   }
   return statement;
 }
 
-function buildSearchStatement(column: SearchKey['column'], digestCount: number) {
-  const label = new Slot((v) => v.key.label);
+/**
+ * The keys as rows `k(label, d0, d1…, n)`. Each array sits in a scalar subquery so that PostgreSQL
+ * cannot see its length when planning: with the arrays as plain parameters every execution got a
+ * custom plan sized to its group (2 ms of planning for a 5 KB statement, every time), while hidden
+ * they cost the same in every plan and the prepared statement settles on its generic plan.
+ */
+function buildManyStatement(column: SearchKey['column'], digestCount: number) {
+  const arrays = [
+    sql`(select ${new Slot((v) => v.many.map((k) => k.label))}::text[])`,
+    ...Array.from({ length: digestCount }, (_, n) => sql`(select ${new Slot((v) => v.many.map((k) => k.indexes[n]))}::bytea[])`),
+  ];
+  const columns = ['label', ...Array.from({ length: digestCount }, (_, n) => `d${n}`), 'n'].join(', ');
+  return sql<SearchRow & { n: number }>`
+    select k.n::int as n, s.body, s.now_ms, s.result_count, s.has_attachments
+    from unnest(${sql.join(arrays)}) with ordinality as k(${sql.raw(columns)})
+    cross join lateral (${buildSearchStatement(column, digestCount, 'many')}) as s`;
+}
+
+/** The search of one key: from the statement's parameters, or (`many`) from the row `k` of buildManyStatement. */
+function buildSearchStatement(column: SearchKey['column'], digestCount: number, arity: Arity) {
+  const label = arity === 'one' ? sql`${new Slot((v) => v.one.label)}` : sql.ref('k.label');
   // One digest per live index-key version: during `crypto reindex` a row is under the old or the new.
-  const digests = sql.join(Array.from({ length: digestCount }, (_, n) => new Slot((v) => v.key.indexes[n])));
+  const digests = sql.join(
+    Array.from({ length: digestCount }, (_, n) => (arity === 'one' ? new Slot((v) => v.one.indexes[n]) : sql.ref(`k.d${n}`))),
+  );
   const match =
     column === 'blind_index' ? sql`ri.label = ${label} and ri.blind_index in (${digests})` : sql`ri.nuban_index in (${digests})`;
   const publicMatch =

@@ -8,10 +8,11 @@ import type { IdentifierLabel } from '../../identifiers/normalize.js';
 import type { SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import type { ReportAttachments } from '../uploads/attachments.js';
 import { type BatchKey, findMatchesAuditingMisses } from './batch.repository.js';
-import { searchReports } from './search.repository.js';
+import { type SearchResult, searchReportsMany } from './search.repository.js';
 import { withSignedAttachments } from './search-attachments.js';
 import type { SearchAudit } from './search-audit.repository.js';
 import { createSearchAuditWriter } from './search-audit-writer.js';
+import { createSearchCoalescer, inShapeGroups } from './search-coalescer.js';
 import { verdictOfInputs } from './verdict.js';
 
 /** One item of a batch search, as the caller sent it. */
@@ -33,11 +34,14 @@ export function createSearchService(deps: {
   /** The verdict's half-life (REDFLAG_RISK_HALF_LIFE_DAYS). */
   riskHalfLifeDays: number;
   /**
-   * How many full searches of one batch run at once: enough to overlap round trips, and fewer than
-   * the process's connections to a PostgreSQL server, so single searches always find one
-   * (batchConcurrencyFor). The embedded engine has one connection: there every query waits its turn in order.
+   * How many search statements of one batch run at once (each up to 16 of its searches): enough to
+   * overlap round trips, and fewer than the process's connections to a PostgreSQL server, so single
+   * searches always find one (batchConcurrencyFor). The embedded engine has one connection: there
+   * every query waits its turn in order.
    */
   batchConcurrency: number;
+  /** How many single-search statements run at once; searches arriving beyond it share the next ones (searchesInFlightFor). */
+  searchesInFlight: number;
 }) {
   const auditOf = (principal: Principal, requestId: string): SearchAudit => ({
     companyId: principal.role === 'company' ? principal.companyId : null,
@@ -49,9 +53,12 @@ export function createSearchService(deps: {
 
   const audits = createSearchAuditWriter(deps.db, deps.asyncCommits);
 
-  /** One full search, answered only once its audit row is written. */
-  async function run(key: BatchKey['key'], audit: SearchAudit): Promise<string> {
-    const { body, hasAttachments, resultCount } = await searchReports(deps.db, key, deps.riskHalfLifeDays);
+  const runMany = (keys: BatchKey['key'][]) => searchReportsMany(deps.db, keys, deps.riskHalfLifeDays);
+  const coalescer = createSearchCoalescer({ inFlight: deps.searchesInFlight, run: runMany });
+
+  /** A full search's answer, given only once its audit row is written. */
+  async function answer(key: BatchKey['key'], found: SearchResult, audit: SearchAudit): Promise<string> {
+    const { body, hasAttachments, resultCount } = found;
     await audits.write({ ...audit, label: key.label, blindIndex: key.indexes[0] as Buffer, resultCount });
     // Links to evidence are signed per response, which PostgreSQL cannot do: only then is the body re-parsed.
     return hasAttachments ? withSignedAttachments(body, deps.attachments.links) : body;
@@ -79,7 +86,7 @@ export function createSearchService(deps: {
     async search(principal: Principal, requestId: string, label: IdentifierLabel, value: string): Promise<string> {
       const found = deps.identifiers.searchKey(label, value);
       if (!found.ok) throw AppError.validation([{ field: 'value', message: found.message }]);
-      return run(found.key, auditOf(principal, requestId));
+      return answer(found.key, await coalescer.search(found.key), auditOf(principal, requestId));
     },
 
     /**
@@ -99,11 +106,19 @@ export function createSearchService(deps: {
       });
       const audit = auditOf(principal, requestId);
       const matching = keys.length ? await findMatchesAuditingMisses(deps.db, keys, audit) : new Set<number>();
-      const hits = keys.filter(({ n }) => matching.has(n));
-      for (let start = 0; start < hits.length; start += deps.batchConcurrency) {
+      const groups = inShapeGroups(
+        keys.filter(({ n }) => matching.has(n)),
+        (hit) => hit.key,
+      );
+      for (let start = 0; start < groups.length; start += deps.batchConcurrency) {
         await Promise.all(
-          hits.slice(start, start + deps.batchConcurrency).map(async ({ n, key }) => {
-            results[n] = await run(key, audit);
+          groups.slice(start, start + deps.batchConcurrency).map(async (group) => {
+            const found = await runMany(group.map((hit) => hit.key));
+            await Promise.all(
+              group.map(async ({ n, key }, at) => {
+                results[n] = await answer(key, found[at] as SearchResult, audit);
+              }),
+            );
           }),
         );
       }

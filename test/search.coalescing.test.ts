@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadCrypto } from '../src/crypto/load-crypto.js';
+import { shippedBankDirectory } from '../src/identifiers/normalize.js';
+import { createSealedIdentifiers, type SearchKey } from '../src/identifiers/sealed-identifiers.js';
+import { createSearchCoalescer, inShapeGroups, MAX_GROUP } from '../src/modules/search/search-coalescer.js';
+import { searchReports, searchReportsMany } from '../src/modules/search/search.repository.js';
+import { digits, localPhone, nuban } from './helpers/identifiers.js';
+import { createCompany } from './helpers/principals.js';
+import { createReport, search } from './helpers/reports.js';
+import { buildTestApp, type TestApp } from './helpers/test-app.js';
+
+let t: TestApp;
+let a: Awaited<ReturnType<typeof createCompany>>;
+let b: Awaited<ReturnType<typeof createCompany>>;
+const shared = localPhone();
+const account = nuban();
+const email = `mule.${digits(6)}@example.com`;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  a = await createCompany(t, { businessName: 'Alpha Microfinance Bank' });
+  b = await createCompany(t, { businessName: 'Beta Fintech' });
+  for (let n = 0; n < 3; n++) {
+    await createReport(t, n % 2 ? b.apiKey : a.apiKey, {
+      identifiers: [
+        { label: 'phone', value: shared },
+        { label: 'email', value: email },
+      ],
+      fraudType: n ? 'hacker' : 'identity_theft',
+    });
+  }
+  await createReport(t, b.apiKey, { identifiers: [{ label: 'account', value: `${account}_access-bank` }] });
+  await createReport(t, a.apiKey, { identifiers: [{ label: 'phone', value: localPhone() }], status: 'draft' });
+});
+afterAll(() => t.close());
+
+/** The searches a screening desk sends at once: hits of every size, misses, both index columns. */
+function values(): Array<{ identifier: string; value: string }> {
+  return [
+    { identifier: 'phone', value: shared },
+    { identifier: 'email', value: email },
+    { identifier: 'phone', value: localPhone() },
+    { identifier: 'account', value: account },
+    { identifier: 'account', value: `${account}_access-bank` },
+    { identifier: 'bvn', value: `22${digits(9)}` },
+    { identifier: 'account', value: nuban() },
+    { identifier: 'phone', value: `+234 ${shared.slice(1)}` },
+  ];
+}
+
+describe('searches in one statement (searchReportsMany)', () => {
+  it('answers each key word for word as its own statement does, in the keys order, for both index columns', async () => {
+    const crypto = await loadCrypto({ db: t.database.db, config: t.config, engine: t.database.engine });
+    const sealed = createSealedIdentifiers({ crypto, banks: shippedBankDirectory() });
+    const keys = values().map(({ identifier, value }) => {
+      const found = sealed.searchKey(identifier as SearchKey['label'], value);
+      if (!found.ok) throw new Error(found.message);
+      return found.key;
+    });
+    const groups = inShapeGroups(keys, (key) => key);
+    expect(groups.map((g) => g[0]?.column).sort()).toEqual(['blind_index', 'nuban_index']);
+    for (const group of groups) {
+      const together = await searchReportsMany(t.database.db, group, 30);
+      const alone = await Promise.all(group.map((key) => searchReports(t.database.db, key, 30)));
+      expect(together).toEqual(alone);
+    }
+    const counts = (await searchReportsMany(t.database.db, groups[0] as SearchKey[], 30)).map((r) => r.resultCount);
+    expect(counts.some((n) => n === 3)).toBe(true);
+    expect(counts.some((n) => n === 0)).toBe(true);
+  });
+});
+
+describe('single searches under load', () => {
+  it('answer exactly as one at a time when they share statements, each with its own audit row', async () => {
+    const sent = Array.from({ length: 5 }, values).flat();
+    const auditsBefore = await auditRows();
+    const together = await Promise.all(sent.map(({ identifier, value }) => search(t, a.apiKey, identifier, value)));
+    expect(await auditRows()).toBe(auditsBefore + sent.length);
+    for (const [n, { identifier, value }] of sent.entries()) {
+      expect(together[n]?.statusCode).toBe(200);
+      const alone = await search(t, a.apiKey, identifier, value);
+      expect(together[n]?.json().data, `${identifier} ${n}`).toEqual(alone.json().data);
+    }
+    expect(together[0]?.json().data.summary.totalReports).toBe(3);
+  });
+});
+
+describe('createSearchCoalescer', () => {
+  const phoneKey = (n: number): SearchKey => ({ label: 'phone', column: 'blind_index', indexes: [Buffer.alloc(32, n)] });
+  const nubanKey = (n: number): SearchKey => ({ label: 'account', column: 'nuban_index', indexes: [Buffer.alloc(32, n)] });
+
+  it('runs a search at once while a slot is free, and the ones that wait in groups of one shape, at most MAX_GROUP', async () => {
+    const statements: number[][] = [];
+    const coalescer = createSearchCoalescer({
+      inFlight: 1,
+      run: async (keys: SearchKey[]) => {
+        statements.push(keys.map((k) => k.indexes[0]?.[0] as number));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return keys.map((k) => `${k.column}:${k.indexes[0]?.[0]}`);
+      },
+    });
+    const keys = [phoneKey(0), ...Array.from({ length: 20 }, (_, n) => phoneKey(n + 1)), nubanKey(100), nubanKey(101)];
+    const answers = await Promise.all(keys.map((key) => coalescer.search(key)));
+    expect(answers).toEqual(keys.map((k) => `${k.column}:${k.indexes[0]?.[0]}`));
+    expect(statements[0]).toEqual([0]);
+    expect(statements[1]).toHaveLength(MAX_GROUP);
+    expect(statements.slice(1).map((s) => s.length)).toEqual([MAX_GROUP, 20 - MAX_GROUP, 2]);
+    expect(statements[3]).toEqual([100, 101]);
+  });
+
+  it('fails every search of a failed statement, and runs the next ones', async () => {
+    let calls = 0;
+    const coalescer = createSearchCoalescer({
+      inFlight: 1,
+      run: async (keys: SearchKey[]) => {
+        calls++;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        if (calls === 2) throw new Error('the database went away');
+        return keys.map(() => 'ok');
+      },
+    });
+    const outcomes = await Promise.allSettled([1, 2, 3].map((n) => coalescer.search(phoneKey(n))));
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
+    await expect(coalescer.search(phoneKey(4))).resolves.toBe('ok');
+  });
+});
+
+async function auditRows(): Promise<number> {
+  // Rows are written in groups after the answer's statement; each search waits for its own.
+  const row = await t.database.db
+    .selectFrom('audit_events')
+    .select((e) => e.fn.countAll<number>().as('n'))
+    .where('action', '=', 'search')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
