@@ -234,7 +234,9 @@ export async function buildApp({
     clock,
     listingDays: config.listingDays,
     riskHalfLifeDays: config.riskHalfLifeDays,
-    poolSize: config.databasePoolSize,
+    // The pool's own size: the embedded engine has one connection, whatever the budget says.
+    poolSize: database.pool.options.max ?? 1,
+    searchWaitLimitMs: database.engine === 'server' ? config.databaseConnectTimeoutMs : undefined,
   });
   await registerPublicReports(app, {
     db,

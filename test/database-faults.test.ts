@@ -48,6 +48,28 @@ describe.runIf(serverUrl)('a database fault', () => {
     },
   );
 
+  it('answers every waiting search 503 within the connection wait when the link goes silent, not when sockets are cut', async () => {
+    const phone = `0803${String(Date.now()).slice(-7)}`;
+    const searchOnce = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/v1/external/reports/search',
+        headers: key(apiKey),
+        payload: { identifier: 'phone', value: phone },
+      });
+    expect((await searchOnce()).statusCode).toBe(200);
+    await t.proxy.setMode('blackhole');
+    const started = performance.now();
+    // Three statements hang until the query timeout (2 s); the other searches wait for a slot and
+    // give up after the connection wait (0.5 s) instead of queueing behind them round after round.
+    const answers = await Promise.all(Array.from({ length: 300 }, searchOnce));
+    const elapsed = performance.now() - started;
+    for (const res of answers) expectUnavailable(res);
+    expect(elapsed).toBeLessThan(4_000);
+    await t.proxy.setMode('pass');
+    expect((await searchOnce()).statusCode).toBe(200);
+  });
+
   it('keeps serving while its backends are terminated again and again', async () => {
     const statuses: number[] = [];
     for (let round = 0; round < 15; round++) {

@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCrypto } from '../src/crypto/load-crypto.js';
+import { DatabaseWaitTimeoutError, isDatabaseUnavailable } from '../src/db/unavailable.js';
 import { shippedBankDirectory } from '../src/identifiers/normalize.js';
 import { createSealedIdentifiers, type SearchKey } from '../src/identifiers/sealed-identifiers.js';
 import { searchReports, searchReportsMany } from '../src/modules/search/search.repository.js';
@@ -64,6 +66,15 @@ describe('searches in one statement (searchReportsMany)', () => {
       const alone = await Promise.all(group.map((key) => searchReports(t.database.db, key, 30)));
       expect(together).toEqual(alone);
     }
+    // During `crypto reindex` a key has two digests (old and new key version): the grouped statement takes both.
+    const twoDigests = keys.map((key) => ({ ...key, indexes: [...key.indexes, randomBytes(32)] }));
+    for (const group of inShapeGroups(twoDigests, (key) => key)) {
+      const alone = await Promise.all(group.map((key) => searchReports(t.database.db, key, 30)));
+      expect(await searchReportsMany(t.database.db, group, 30)).toEqual(alone);
+    }
+    await expect(searchReportsMany(t.database.db, [keys[0] as SearchKey, twoDigests[0] as SearchKey], 30)).rejects.toThrow(
+      /one shape/,
+    );
     const counts = (await searchReportsMany(t.database.db, groups[0] as SearchKey[], 30)).map((r) => r.resultCount);
     expect(counts.some((n) => n === 3)).toBe(true);
     expect(counts.some((n) => n === 0)).toBe(true);
@@ -79,7 +90,8 @@ describe('single searches under load', () => {
     for (const [n, { identifier, value }] of sent.entries()) {
       expect(together[n]?.statusCode).toBe(200);
       const alone = await search(t, a.apiKey, identifier, value);
-      expect(together[n]?.json().data, `${identifier} ${n}`).toEqual(alone.json().data);
+      // Word for word: the same bytes as the search sent alone.
+      expect(together[n]?.body, `${identifier} ${n}`).toBe(alone.body);
     }
     expect(together[0]?.json().data.summary.totalReports).toBe(3);
   });
@@ -106,6 +118,40 @@ describe('createSearchCoalescer', () => {
     expect(statements[1]).toHaveLength(MAX_GROUP);
     expect(statements.slice(1).map((s) => s.length)).toEqual([MAX_GROUP, 20 - MAX_GROUP, 2]);
     expect(statements[3]).toEqual([100, 101]);
+  });
+
+  it('runs a key searched several times at once in one place of the statement, answering each', async () => {
+    const statements: number[][] = [];
+    const coalescer = createSearchCoalescer({
+      inFlight: 1,
+      run: async (keys: SearchKey[]) => {
+        statements.push(keys.map((k) => k.indexes[0]?.[0] as number));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return keys.map((k) => `answer ${k.indexes[0]?.[0]}`);
+      },
+    });
+    const answers = await Promise.all([0, 7, 7, 8, 7].map((n) => coalescer.search(phoneKey(n))));
+    expect(answers).toEqual(['answer 0', 'answer 7', 'answer 7', 'answer 8', 'answer 7']);
+    expect(statements).toEqual([[0], [7, 8]]);
+  });
+
+  it('fails a search that waited longer than the wait limit as the database being unavailable', async () => {
+    let release: () => void = () => {};
+    const coalescer = createSearchCoalescer({
+      inFlight: 1,
+      waitLimitMs: 50,
+      run: (keys: SearchKey[]) =>
+        new Promise<string[]>((resolve) => {
+          release = () => resolve(keys.map(() => 'late'));
+        }),
+    });
+    const first = coalescer.search(phoneKey(1));
+    const waited = coalescer.search(phoneKey(2)).catch((error: unknown) => error);
+    const error = await waited;
+    expect(error).toBeInstanceOf(DatabaseWaitTimeoutError);
+    expect(isDatabaseUnavailable(error)).toBe(true);
+    release();
+    await expect(first).resolves.toBe('late');
   });
 
   it('fails every search of a failed statement, and runs the next ones', async () => {

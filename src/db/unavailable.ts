@@ -27,8 +27,15 @@ const CONNECTION_MESSAGES = [
   'connection timeout',
 ];
 
+/**
+ * A query that waited in the process's own queue (search-coalescer.ts) as long as the pool lets one
+ * wait for a connection: the database is away or too slow, as with the pool's own timeout.
+ */
+export class DatabaseWaitTimeoutError extends Error {}
+
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
+    if (current instanceof DatabaseWaitTimeoutError) return true;
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string') {
       if (NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08')) return true;

@@ -34,8 +34,10 @@ export async function registerReports(
     clock: Clock;
     listingDays: number;
     riskHalfLifeDays: number;
-    /** This process's database connections (a batch search leaves some to single searches). */
+    /** This process's database connections (1 on the embedded engine): search statements leave one to other queries. */
     poolSize: number;
+    /** How long a search may wait for a statement slot (the pool's connection wait; none on the embedded engine). */
+    searchWaitLimitMs: number | undefined;
   },
 ) {
   const { db, attachments } = deps;
@@ -69,6 +71,7 @@ export async function registerReports(
       riskHalfLifeDays: deps.riskHalfLifeDays,
       batchConcurrency: batchConcurrencyFor(deps.poolSize),
       searchesInFlight: searchesInFlightFor(deps.poolSize),
+      searchWaitLimitMs: deps.searchWaitLimitMs,
     }),
   });
   await app.register(auditRoutes, { db, pseudonym: createAuditPseudonyms(pseudonymKey(deps.crypto)) });

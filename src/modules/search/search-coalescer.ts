@@ -1,3 +1,4 @@
+import { DatabaseWaitTimeoutError } from '../../db/unavailable.js';
 import type { SearchKey } from '../../identifiers/sealed-identifiers.js';
 
 /** Searches per statement at most: past 16 a key saves little more (decision 0094), and each waits for its whole group. */
@@ -5,6 +6,8 @@ export const MAX_GROUP = 16;
 
 interface Waiting<R> {
   key: SearchKey;
+  /** When it began to wait (performance.now()). */
+  since: number;
   resolve(result: R): void;
   reject(error: unknown): void;
 }
@@ -15,40 +18,63 @@ export interface SearchCoalescer<R> {
 }
 
 /** Keys one statement can carry together: the same index column and number of live index keys. */
-const shapeOf = (key: SearchKey) => `${key.column}:${key.indexes.length}`;
+export const shapeOf = (key: SearchKey) => `${key.column}:${key.indexes.length}`;
+
+/** Keys that are the same search: one answer serves them all. */
+const identityOf = (key: SearchKey) => `${key.label}:${shapeOf(key)}:${key.indexes.map((d) => d.toString('hex')).join(':')}`;
 
 /**
  * Group commit, for reads. At most `inFlight` search statements run at once (fewer than the
- * process's connections, so audit rows and other requests still get one); a search that arrives
- * while they are all busy waits, and when one finishes, the searches waiting of the oldest one's
- * shape go in the next statement together (`run`, a lateral join that answers each key as its
- * own statement would). Under light load every search runs alone at once, as before; under load
- * each statement carries many, which cost PostgreSQL 0.41 ms of CPU a search alone and 0.26 ms in
- * groups of 8 (decision 0094). Read-your-writes holds: a waiting search's statement starts after it
- * arrived, so it sees every report committed before.
+ * process's connections, so single searches leave one to audit inserts and other requests); a
+ * search that arrives while they are all busy waits, and when one finishes, the searches waiting of
+ * the oldest one's shape go in the next statement together (`run`, a lateral join that answers
+ * each key as its own statement would). Under light load every search runs alone at once, as
+ * before; under load each statement carries many, which costs PostgreSQL about two thirds of the
+ * CPU per search in groups of 8 that it costs alone (decision 0094). Read-your-writes holds: a
+ * waiting search's statement starts after it arrived, so it sees every report committed before.
+ *
+ * Waiting here replaces waiting in the pool's queue, so it keeps that queue's limit: a search that
+ * has waited `waitLimitMs` (the connection wait, 2 s by default) fails as a pool timeout would,
+ * a 503 the client may retry. Without it, a database that stopped answering would let searches
+ * pile up here until their sockets were cut.
  */
 export function createSearchCoalescer<R>(deps: {
   inFlight: number;
+  /** How long a search may wait for a statement slot; none on the embedded engine, whose pool waits without limit too. */
+  waitLimitMs?: number | undefined;
   /** The keys' searches in one statement (searchReportsMany), answers in the keys' order. */
   run: (keys: SearchKey[]) => Promise<R[]>;
 }): SearchCoalescer<R> {
-  const waiting: Waiting<R>[] = [];
+  let waiting: Waiting<R>[] = [];
   let running = 0;
+  let expiry: NodeJS.Timeout | undefined;
 
   function takeGroup(): Waiting<R>[] {
     const shape = shapeOf((waiting[0] as Waiting<R>).key);
     const group: Waiting<R>[] = [];
     const rest: Waiting<R>[] = [];
     for (const w of waiting) (group.length < MAX_GROUP && shapeOf(w.key) === shape ? group : rest).push(w);
-    waiting.splice(0, waiting.length, ...rest);
+    waiting = rest;
     return group;
   }
 
-  async function run(group: Waiting<R>[]): Promise<void> {
+  async function runGroup(group: Waiting<R>[]): Promise<void> {
     try {
-      const results = await deps.run(group.map((w) => w.key));
+      // The same key searched twice at once (a hot identifier) is run once: same snapshot, same answer.
+      const distinct = new Map<string, number>();
+      const keys: SearchKey[] = [];
+      const slots = group.map((w) => {
+        const identity = group.length === 1 ? '' : identityOf(w.key);
+        let slot = distinct.get(identity);
+        if (slot === undefined) {
+          slot = keys.push(w.key) - 1;
+          distinct.set(identity, slot);
+        }
+        return slot;
+      });
+      const results = await deps.run(keys);
       group.forEach((w, n) => {
-        w.resolve(results[n] as R);
+        w.resolve(results[slots[n] as number] as R);
       });
     } catch (error) {
       // Every search of the group fails as its own statement would have (a 503 when the database is away).
@@ -58,31 +84,56 @@ export function createSearchCoalescer<R>(deps: {
 
   function pump(): void {
     while (running < deps.inFlight && waiting.length) {
+      const group = takeGroup();
       running++;
-      void run(takeGroup()).finally(() => {
+      void runGroup(group).finally(() => {
         running--;
         pump();
       });
     }
+    scheduleExpiry();
+  }
+
+  /** Fails the searches that waited too long; a timer, because no slot frees while statements hang. */
+  function scheduleExpiry(): void {
+    const limit = deps.waitLimitMs;
+    if (limit === undefined || expiry || !waiting.length) return;
+    const oldest = (waiting[0] as Waiting<R>).since;
+    expiry = setTimeout(
+      () => {
+        expiry = undefined;
+        const now = performance.now();
+        const overdue = waiting.filter((w) => now - w.since >= limit);
+        if (overdue.length) {
+          waiting = waiting.filter((w) => now - w.since < limit);
+          const error = new DatabaseWaitTimeoutError(`a search waited ${limit} ms for a database connection`);
+          for (const w of overdue) w.reject(error);
+        }
+        scheduleExpiry();
+      },
+      Math.max(0, oldest + limit - performance.now()),
+    );
+    expiry.unref();
   }
 
   return {
     search(key) {
       return new Promise<R>((resolve, reject) => {
-        waiting.push({ key, resolve, reject });
+        waiting.push({ key, since: performance.now(), resolve, reject });
         pump();
       });
     },
   };
 }
 
-/** Search statements at once: all the process's connections but one (at least one). */
-export function searchesInFlightFor(poolSize: number): number {
-  return Math.max(1, poolSize - 1);
+/** Single-search statements at once: all the process's connections but one (at least one). */
+export function searchesInFlightFor(connections: number): number {
+  return Math.max(1, connections - 1);
 }
 
 /** Items in groups of one shape and at most `size`, each group one statement of searchReportsMany. */
 export function inShapeGroups<T>(items: readonly T[], keyOf: (item: T) => SearchKey, size = MAX_GROUP): T[][] {
+  if (!(size >= 1)) throw new RangeError(`a group holds at least one search, not ${size}`);
   const byShape = new Map<string, T[]>();
   for (const item of items) {
     const shape = shapeOf(keyOf(item));

@@ -1,6 +1,7 @@
 import { CompiledQuery, type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { SearchKey } from '../../identifiers/sealed-identifiers.js';
+import { shapeOf } from './search-coalescer.js';
 import { type VerdictInput, verdictInputsSql, verdictOfInputs } from './verdict.js';
 
 const MAX_RESULTS = 100;
@@ -23,9 +24,7 @@ export interface SearchResult {
  */
 export async function searchReports(db: Kysely<Database>, key: SearchKey, riskHalfLifeDays: number): Promise<SearchResult> {
   const statement = compiledStatement(db, 'one', key.column, key.indexes.length);
-  const result = await db.executeQuery<SearchRow>(
-    CompiledQuery.raw(statement.sql, parametersOf(statement, { one: key, many: [] })),
-  );
+  const result = await db.executeQuery<SearchRow>(CompiledQuery.raw(statement.sql, parametersOf(statement, { one: key })));
   const row = result.rows[0];
   if (!row) throw new Error('search returned no row');
   return resultOf(row, riskHalfLifeDays);
@@ -48,13 +47,16 @@ export async function searchReportsMany(
   if (!first) return [];
   // One key alone takes the plain statement: no arrays to unpack, the same answer.
   if (keys.length === 1) return [await searchReports(db, first, riskHalfLifeDays)];
+  // The statement is built for the first key's shape: another shape would be searched in the wrong column.
+  const shape = shapeOf(first);
+  if (keys.some((key) => shapeOf(key) !== shape)) throw new Error('searchReportsMany takes keys of one shape (inShapeGroups)');
   const statement = compiledStatement(db, 'many', first.column, first.indexes.length);
   const result = await db.executeQuery<SearchRow & { n: number }>(
-    CompiledQuery.raw(statement.sql, parametersOf(statement, { one: first, many: keys })),
+    CompiledQuery.raw(statement.sql, parametersOf(statement, { many: keys })),
   );
+  if (result.rows.length !== keys.length) throw new Error('search returned a row count other than its keys');
   const results: SearchResult[] = new Array(keys.length);
   for (const row of result.rows) results[row.n - 1] = resultOf(row, riskHalfLifeDays);
-  if (result.rows.length !== keys.length) throw new Error('search returned a row count other than its keys');
   return results;
 }
 
@@ -66,10 +68,8 @@ function resultOf(row: SearchRow, riskHalfLifeDays: number): SearchResult {
   };
 }
 
-interface SearchValues {
-  one: SearchKey;
-  many: readonly SearchKey[];
-}
+/** A call's keys: the one of the single statement, or the many of the grouped one. */
+type SearchValues = { one: SearchKey; many?: undefined } | { one?: undefined; many: readonly SearchKey[] };
 
 interface SearchRow {
   body: string;
@@ -116,8 +116,8 @@ function compiledStatement(db: Kysely<Database>, arity: Arity, column: SearchKey
  */
 function buildManyStatement(column: SearchKey['column'], digestCount: number) {
   const arrays = [
-    sql`(select ${new Slot((v) => v.many.map((k) => k.label))}::text[])`,
-    ...Array.from({ length: digestCount }, (_, n) => sql`(select ${new Slot((v) => v.many.map((k) => k.indexes[n]))}::bytea[])`),
+    sql`(select ${new Slot((v) => v.many?.map((k) => k.label))}::text[])`,
+    ...Array.from({ length: digestCount }, (_, n) => sql`(select ${new Slot((v) => v.many?.map((k) => k.indexes[n]))}::bytea[])`),
   ];
   const columns = ['label', ...Array.from({ length: digestCount }, (_, n) => `d${n}`), 'n'].join(', ');
   return sql<SearchRow & { n: number }>`
@@ -128,10 +128,10 @@ function buildManyStatement(column: SearchKey['column'], digestCount: number) {
 
 /** The search of one key: from the statement's parameters, or (`many`) from the row `k` of buildManyStatement. */
 function buildSearchStatement(column: SearchKey['column'], digestCount: number, arity: Arity) {
-  const label = arity === 'one' ? sql`${new Slot((v) => v.one.label)}` : sql.ref('k.label');
+  const label = arity === 'one' ? sql`${new Slot((v) => v.one?.label)}` : sql.ref('k.label');
   // One digest per live index-key version: during `crypto reindex` a row is under the old or the new.
   const digests = sql.join(
-    Array.from({ length: digestCount }, (_, n) => (arity === 'one' ? new Slot((v) => v.one.indexes[n]) : sql.ref(`k.d${n}`))),
+    Array.from({ length: digestCount }, (_, n) => (arity === 'one' ? new Slot((v) => v.one?.indexes[n]) : sql.ref(`k.d${n}`))),
   );
   const match =
     column === 'blind_index' ? sql`ri.label = ${label} and ri.blind_index in (${digests})` : sql`ri.nuban_index in (${digests})`;
@@ -222,7 +222,7 @@ function buildSearchStatement(column: SearchKey['column'], digestCount: number, 
           select json_build_object(
             'totalReports', (select count(*) from visible),
             'totalPublicReports', (select count(*) from public_visible),
-            'fraudTypes', coalesce((select json_object_agg(t.fraud_type, t.n) from (select fraud_type, count(*) as n from both_lists group by fraud_type) t), '{}'::json),
+            'fraudTypes', coalesce((select json_object_agg(t.fraud_type, t.n order by t.fraud_type) from (select fraud_type, count(*) as n from both_lists group by fraud_type) t), '{}'::json),
             'firstReportedAt', ${iso('min(b.reported_at)')},
             'lastReportedAt', ${iso('max(b.reported_at)')},
             'distinctCompanies', (select count(distinct company_id) from visible),

@@ -35,13 +35,14 @@ export function createSearchService(deps: {
   riskHalfLifeDays: number;
   /**
    * How many search statements of one batch run at once (each up to 16 of its searches): enough to
-   * overlap round trips, and fewer than the process's connections to a PostgreSQL server, so single
-   * searches always find one (batchConcurrencyFor). The embedded engine has one connection: there
-   * every query waits its turn in order.
+   * overlap round trips, and fewer than the process's connections (batchConcurrencyFor). The
+   * embedded engine has one connection: there a batch's statements run one after another.
    */
   batchConcurrency: number;
   /** How many single-search statements run at once; searches arriving beyond it share the next ones (searchesInFlightFor). */
   searchesInFlight: number;
+  /** How long a single search may wait for one of those (search-coalescer.ts); none on the embedded engine. */
+  searchWaitLimitMs?: number | undefined;
 }) {
   const auditOf = (principal: Principal, requestId: string): SearchAudit => ({
     companyId: principal.role === 'company' ? principal.companyId : null,
@@ -54,7 +55,7 @@ export function createSearchService(deps: {
   const audits = createSearchAuditWriter(deps.db, deps.asyncCommits);
 
   const runMany = (keys: BatchKey['key'][]) => searchReportsMany(deps.db, keys, deps.riskHalfLifeDays);
-  const coalescer = createSearchCoalescer({ inFlight: deps.searchesInFlight, run: runMany });
+  const coalescer = createSearchCoalescer({ inFlight: deps.searchesInFlight, waitLimitMs: deps.searchWaitLimitMs, run: runMany });
 
   /** A full search's answer, given only once its audit row is written. */
   async function answer(key: BatchKey['key'], found: SearchResult, audit: SearchAudit): Promise<string> {
@@ -136,7 +137,7 @@ export function createSearchService(deps: {
 
 export type SearchService = ReturnType<typeof createSearchService>;
 
-/** Up to 4 of a batch's searches at once, leaving at least one of `poolSize` connections to other requests. */
+/** Up to 4 of a batch's search statements (16 searches each) at once, leaving at least one of `poolSize` connections to other requests. */
 export function batchConcurrencyFor(poolSize: number): number {
   return Math.max(1, Math.min(4, poolSize - 1));
 }
