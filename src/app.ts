@@ -236,7 +236,8 @@ export async function buildApp({
     riskHalfLifeDays: config.riskHalfLifeDays,
     // The pool's own size: the embedded engine has one connection, whatever the budget says.
     poolSize: database.pool.options.max ?? 1,
-    searchWaitLimitMs: database.engine === 'server' ? config.databaseConnectTimeoutMs : undefined,
+    // As long as the pool lets a query wait for a connection: none on the embedded engine.
+    searchWaitLimitMs: database.pool.options.connectionTimeoutMillis || undefined,
   });
   await registerPublicReports(app, {
     db,

@@ -50,22 +50,29 @@ describe.runIf(serverUrl)('a database fault', () => {
 
   it('answers every waiting search 503 within the connection wait when the link goes silent, not when sockets are cut', async () => {
     const phone = `0803${String(Date.now()).slice(-7)}`;
+    // A key of its own, checked just now: its cached check (4 s) outlasts the burst's arrival.
+    const searcher = (await createCompany(t)).apiKey;
     const searchOnce = () =>
       t.app.inject({
         method: 'POST',
         url: '/api/v1/external/reports/search',
-        headers: key(apiKey),
+        headers: key(searcher),
         payload: { identifier: 'phone', value: phone },
       });
     expect((await searchOnce()).statusCode).toBe(200);
+    const logged = t.logLines.length;
     await t.proxy.setMode('blackhole');
     const started = performance.now();
-    // Three statements hang until the query timeout (2 s); the other searches wait for a slot and
-    // give up after the connection wait (0.5 s) instead of queueing behind them round after round.
+    // A few statements hang on the silent link; the other searches wait for a slot and give up after
+    // the connection wait (0.5 s here), each logged as such, instead of queueing behind them in
+    // rounds of timeouts. Without the wait limit not one search fails that way.
     const answers = await Promise.all(Array.from({ length: 300 }, searchOnce));
     const elapsed = performance.now() - started;
     for (const res of answers) expectUnavailable(res);
-    expect(elapsed).toBeLessThan(4_000);
+    const waitedOut = t.logLines.slice(logged).filter((line) => line.includes('ms for a database connection')).length;
+    // Slack below ~297: the statements sent before the slots filled fail by their own timeouts.
+    expect(waitedOut).toBeGreaterThan(200);
+    expect(elapsed).toBeLessThan(10_000);
     await t.proxy.setMode('pass');
     expect((await searchOnce()).statusCode).toBe(200);
   });

@@ -35,8 +35,9 @@ const identityOf = (key: SearchKey) => `${key.label}:${shapeOf(key)}:${key.index
  *
  * Waiting here replaces waiting in the pool's queue, so it keeps that queue's limit: a search that
  * has waited `waitLimitMs` (the connection wait, 2 s by default) fails as a pool timeout would,
- * a 503 the client may retry. Without it, a database that stopped answering would let searches
- * pile up here until their sockets were cut.
+ * a 503 the client may retry. Without it, a database that stopped answering drained the searches
+ * waiting here only in rounds of timeouts. A group sent on may still wait in the pool's own queue
+ * (behind a batch or an audit insert), so the longest wait is about twice the connection wait.
  */
 export function createSearchCoalescer<R>(deps: {
   inFlight: number;

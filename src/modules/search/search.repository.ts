@@ -222,7 +222,7 @@ function buildSearchStatement(column: SearchKey['column'], digestCount: number, 
           select json_build_object(
             'totalReports', (select count(*) from visible),
             'totalPublicReports', (select count(*) from public_visible),
-            'fraudTypes', coalesce((select json_object_agg(t.fraud_type, t.n order by t.fraud_type) from (select fraud_type, count(*) as n from both_lists group by fraud_type) t), '{}'::json),
+            'fraudTypes', coalesce((select json_object_agg(t.fraud_type, t.n order by t.fraud_type collate "C") from (select fraud_type, count(*) as n from both_lists group by fraud_type) t), '{}'::json),
             'firstReportedAt', ${iso('min(b.reported_at)')},
             'lastReportedAt', ${iso('max(b.reported_at)')},
             'distinctCompanies', (select count(distinct company_id) from visible),
