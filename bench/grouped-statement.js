@@ -3,32 +3,16 @@
 // it under load (size 1 is the single statement). Prints wall time and PostgreSQL's CPU per search.
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/grouped-statement.js [searches]
 // Run `npm run bench` on the server first (it seeds and caches the schema), and nothing else beside.
-import fs from 'node:fs';
-import path from 'node:path';
-import { checkedBanks, createSearchPicker, populationShape } from '../dist/bench/population.js';
-import { loadCrypto } from '../dist/crypto/load-crypto.js';
-import { openDatabase } from '../dist/db/database.js';
-import { shippedBankDirectory } from '../dist/identifiers/normalize.js';
-import { createSealedIdentifiers } from '../dist/identifiers/sealed-identifiers.js';
 import { searchReportsMany } from '../dist/modules/search/search.repository.js';
 import { inShapeGroups } from '../dist/modules/search/search-coalescer.js';
+import { openCachedServerSchema } from './seeded-database.js';
 import { postgresCpuBetween, postgresCpuMs } from './service.js';
 
 const url = process.env.DATABASE_URL;
 const identifiers = Number(process.env.BENCH_IDENTIFIERS ?? 1_000_000);
 const schema = process.env.BENCH_SCHEMA ?? 'bench_n1000000_p3';
 const searches = Number(process.argv[2] ?? 4000);
-if (!url) throw new Error('Set DATABASE_URL to the server that holds the seeded schema (run the bench on it first).');
-const cacheDir = path.resolve(import.meta.dirname, '..', '.bench-cache');
-const metaFile = fs.readdirSync(cacheDir).find((f) => f.startsWith('server_') && f.endsWith(`_${schema}.json`));
-if (!metaFile) throw new Error(`No cached seed for ${schema} in ${cacheDir}: run npm run bench on this server first.`);
-const meta = JSON.parse(fs.readFileSync(path.join(cacheDir, metaFile), 'utf8'));
-
-const database = await openDatabase({ databaseUrl: url, databaseSchema: schema, dataDir: cacheDir, poolSize: 1 });
-const crypto = await loadCrypto({ db: database.db, config: { masterKey: meta.masterKey, dataDir: cacheDir }, engine: 'server' });
-const directory = shippedBankDirectory();
-const sealed = createSealedIdentifiers({ crypto, banks: directory });
-const picker = createSearchPicker(populationShape(identifiers), checkedBanks(directory), 11);
+const { database, sealed, picker } = await openCachedServerSchema({ url, schema, identifiers, seed: 11, poolSize: 1 });
 const keys = Array.from({ length: searches }, () => {
   const { identifier, value } = picker.mixed();
   const found = sealed.searchKey(identifier, value);

@@ -13,12 +13,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { checkedBanks, createSearchPicker, populationShape } from '../dist/bench/population.js';
-import { loadCrypto } from '../dist/crypto/load-crypto.js';
-import { openDatabase } from '../dist/db/database.js';
-import { shippedBankDirectory } from '../dist/identifiers/normalize.js';
-import { createSealedIdentifiers } from '../dist/identifiers/sealed-identifiers.js';
 import { searchReports } from '../dist/modules/search/search.repository.js';
+import { openCachedServerSchema } from './seeded-database.js';
 import { postgresCpuBetween, postgresCpuMs } from './service.js';
 
 const url = process.env.DATABASE_URL;
@@ -30,18 +26,8 @@ const missesOnly = process.argv.includes('--miss');
 const auditEach = process.argv.includes('--audit-each');
 const seconds = 10;
 const PROBES = 20_000;
-if (!url) throw new Error('Set DATABASE_URL to the server that holds the seeded schema (run the bench on it first).');
-const cacheDir = path.resolve(import.meta.dirname, '..', '.bench-cache');
-const metaFile = fs.readdirSync(cacheDir).find((f) => f.startsWith('server_') && f.endsWith(`_${schema}.json`));
-if (!metaFile) throw new Error(`No cached seed for ${schema} in ${cacheDir}: run npm run bench on this server first.`);
-const meta = JSON.parse(fs.readFileSync(path.join(cacheDir, metaFile), 'utf8'));
-
 // The values' blind indexes, as the service computes them, into a probe table pgbench reads.
-const database = await openDatabase({ databaseUrl: url, databaseSchema: schema, dataDir: cacheDir, poolSize: 2 });
-const crypto = await loadCrypto({ db: database.db, config: { masterKey: meta.masterKey, dataDir: cacheDir }, engine: 'server' });
-const directory = shippedBankDirectory();
-const sealed = createSealedIdentifiers({ crypto, banks: directory });
-const picker = createSearchPicker(populationShape(identifiers), checkedBanks(directory), 7);
+const { database, sealed, picker } = await openCachedServerSchema({ url, schema, identifiers, seed: 7, poolSize: 2 });
 const probes = [];
 for (let n = 1; n <= PROBES; n++) {
   const { identifier, value } = missesOnly ? picker.miss() : picker.mixed();

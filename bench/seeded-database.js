@@ -6,13 +6,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import pg from 'pg';
-import { POPULATION_VERSION } from '../dist/bench/population.js';
+import { checkedBanks, createSearchPicker, POPULATION_VERSION, populationShape } from '../dist/bench/population.js';
 import { seedPopulation } from '../dist/bench/seed.js';
 import { loadCrypto } from '../dist/crypto/load-crypto.js';
 import { newRootKeyText } from '../dist/crypto/root-key.js';
 import { openDatabase } from '../dist/db/database.js';
 import { migrateToLatest } from '../dist/db/migrate.js';
 import { migrations } from '../dist/db/migrations/index.js';
+import { shippedBankDirectory } from '../dist/identifiers/normalize.js';
+import { createSealedIdentifiers } from '../dist/identifiers/sealed-identifiers.js';
 
 /** Reports the bench creates are newer than every seeded one; see seed.ts. */
 const SEEDED_BEFORE = '2026-11-01T00:00:01Z';
@@ -223,4 +225,27 @@ async function prepareServer({ identifiers, cacheDir, reseed, databaseUrl }) {
 export function prepareDatabase(options) {
   fs.mkdirSync(options.cacheDir, { recursive: true });
   return options.databaseUrl ? prepareServer(options) : prepareEmbedded(options);
+}
+
+/**
+ * The server schema `npm run bench` seeded and cached, opened with its root key for scripts that
+ * look at the search statement on their own (search-statement.js, grouped-statement.js): the
+ * database, the service's own normalise-and-index code, and the bench's search picker.
+ */
+export async function openCachedServerSchema({ url, schema, identifiers, seed, poolSize }) {
+  if (!url) throw new Error('Set DATABASE_URL to the server that holds the seeded schema (run the bench on it first).');
+  const cacheDir = path.resolve(import.meta.dirname, '..', '.bench-cache');
+  const metaFile = fs.readdirSync(cacheDir).find((f) => f.startsWith('server_') && f.endsWith(`_${schema}.json`));
+  if (!metaFile) throw new Error(`No cached seed for ${schema} in ${cacheDir}: run npm run bench on this server first.`);
+  const meta = JSON.parse(fs.readFileSync(path.join(cacheDir, metaFile), 'utf8'));
+  const database = await openDatabase({ databaseUrl: url, databaseSchema: schema, dataDir: cacheDir, poolSize });
+  const crypto = await loadCrypto({
+    db: database.db,
+    config: { masterKey: meta.masterKey, dataDir: cacheDir },
+    engine: 'server',
+  });
+  const directory = shippedBankDirectory();
+  const sealed = createSealedIdentifiers({ crypto, banks: directory });
+  const picker = createSearchPicker(populationShape(identifiers), checkedBanks(directory), seed);
+  return { database, sealed, picker };
 }

@@ -100,17 +100,22 @@ describe('single searches under load', () => {
 describe('createSearchCoalescer', () => {
   const phoneKey = (n: number): SearchKey => ({ label: 'phone', column: 'blind_index', indexes: [Buffer.alloc(32, n)] });
   const nubanKey = (n: number): SearchKey => ({ label: 'account', column: 'nuban_index', indexes: [Buffer.alloc(32, n)] });
-
-  it('runs a search at once while a slot is free, and the ones that wait in groups of one shape, at most MAX_GROUP', async () => {
+  /** One slot; each statement takes 5 ms and is recorded by its keys' first digest byte. */
+  function recording(answerOf: (key: SearchKey) => string) {
     const statements: number[][] = [];
     const coalescer = createSearchCoalescer({
       inFlight: 1,
       run: async (keys: SearchKey[]) => {
         statements.push(keys.map((k) => k.indexes[0]?.[0] as number));
         await new Promise((resolve) => setTimeout(resolve, 5));
-        return keys.map((k) => `${k.column}:${k.indexes[0]?.[0]}`);
+        return keys.map(answerOf);
       },
     });
+    return { coalescer, statements };
+  }
+
+  it('runs a search at once while a slot is free, and the ones that wait in groups of one shape, at most MAX_GROUP', async () => {
+    const { coalescer, statements } = recording((k) => `${k.column}:${k.indexes[0]?.[0]}`);
     const keys = [phoneKey(0), ...Array.from({ length: 20 }, (_, n) => phoneKey(n + 1)), nubanKey(100), nubanKey(101)];
     const answers = await Promise.all(keys.map((key) => coalescer.search(key)));
     expect(answers).toEqual(keys.map((k) => `${k.column}:${k.indexes[0]?.[0]}`));
@@ -121,15 +126,7 @@ describe('createSearchCoalescer', () => {
   });
 
   it('runs a key searched several times at once in one place of the statement, answering each', async () => {
-    const statements: number[][] = [];
-    const coalescer = createSearchCoalescer({
-      inFlight: 1,
-      run: async (keys: SearchKey[]) => {
-        statements.push(keys.map((k) => k.indexes[0]?.[0] as number));
-        await new Promise((resolve) => setTimeout(resolve, 5));
-        return keys.map((k) => `answer ${k.indexes[0]?.[0]}`);
-      },
-    });
+    const { coalescer, statements } = recording((k) => `answer ${k.indexes[0]?.[0]}`);
     const answers = await Promise.all([0, 7, 7, 8, 7].map((n) => coalescer.search(phoneKey(n))));
     expect(answers).toEqual(['answer 0', 'answer 7', 'answer 7', 'answer 8', 'answer 7']);
     expect(statements).toEqual([[0], [7, 8]]);
