@@ -10,9 +10,8 @@ import { postgresCpuBetween, postgresCpuMs } from './service.js';
 
 const url = process.env.DATABASE_URL;
 const identifiers = Number(process.env.BENCH_IDENTIFIERS ?? 1_000_000);
-const schema = process.env.BENCH_SCHEMA ?? 'bench_n1000000_p3';
 const searches = Number(process.argv[2] ?? 4000);
-const { database, sealed, picker } = await openCachedServerSchema({ url, schema, identifiers, seed: 11, poolSize: 1 });
+const { schema, database, sealed, picker } = await openCachedServerSchema({ url, identifiers, seed: 11, poolSize: 1 });
 const keys = Array.from({ length: searches }, () => {
   const { identifier, value } = picker.mixed();
   const found = sealed.searchKey(identifier, value);

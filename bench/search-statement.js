@@ -19,7 +19,6 @@ import { postgresCpuBetween, postgresCpuMs } from './service.js';
 
 const url = process.env.DATABASE_URL;
 const identifiers = Number(process.env.BENCH_IDENTIFIERS ?? 1_000_000);
-const schema = process.env.BENCH_SCHEMA ?? 'bench_n1000000_p3';
 const clients = process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? '8';
 const missesOnly = process.argv.includes('--miss');
 /** Each search followed by its own audit insert, as before the service wrote them in groups. */
@@ -27,7 +26,7 @@ const auditEach = process.argv.includes('--audit-each');
 const seconds = 10;
 const PROBES = 20_000;
 // The values' blind indexes, as the service computes them, into a probe table pgbench reads.
-const { database, sealed, picker } = await openCachedServerSchema({ url, schema, identifiers, seed: 7, poolSize: 2 });
+const { schema, database, sealed, picker } = await openCachedServerSchema({ url, identifiers, seed: 7, poolSize: 2 });
 const probes = [];
 for (let n = 1; n <= PROBES; n++) {
   const { identifier, value } = missesOnly ? picker.miss() : picker.mixed();

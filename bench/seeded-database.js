@@ -159,10 +159,15 @@ async function prepareEmbedded({ identifiers, cacheDir, reseed }) {
   };
 }
 
-async function prepareServer({ identifiers, cacheDir, reseed, databaseUrl }) {
+/** The seeded schema for N identifiers on one server, and the file beside it with its root key and API keys. */
+function serverCache(cacheDir, databaseUrl, identifiers) {
   const schema = `bench_${cacheKey(identifiers)}`;
   const server = createHash('sha256').update(databaseUrl).digest('hex').slice(0, 8);
-  const metaFile = path.join(cacheDir, `server_${server}_${schema}.json`);
+  return { schema, metaFile: path.join(cacheDir, `server_${server}_${schema}.json`) };
+}
+
+async function prepareServer({ identifiers, cacheDir, reseed, databaseUrl }) {
+  const { schema, metaFile } = serverCache(cacheDir, databaseUrl, identifiers);
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -230,14 +235,15 @@ export function prepareDatabase(options) {
 /**
  * The server schema `npm run bench` seeded and cached, opened with its root key for scripts that
  * look at the search statement on their own (search-statement.js, grouped-statement.js): the
- * database, the service's own normalise-and-index code, and the bench's search picker.
+ * schema's name, the database, the service's own normalise-and-index code, and the bench's search picker.
  */
-export async function openCachedServerSchema({ url, schema, identifiers, seed, poolSize }) {
+export async function openCachedServerSchema({ url, identifiers, seed, poolSize }) {
   if (!url) throw new Error('Set DATABASE_URL to the server that holds the seeded schema (run the bench on it first).');
   const cacheDir = path.resolve(import.meta.dirname, '..', '.bench-cache');
-  const metaFile = fs.readdirSync(cacheDir).find((f) => f.startsWith('server_') && f.endsWith(`_${schema}.json`));
-  if (!metaFile) throw new Error(`No cached seed for ${schema} in ${cacheDir}: run npm run bench on this server first.`);
-  const meta = JSON.parse(fs.readFileSync(path.join(cacheDir, metaFile), 'utf8'));
+  // The same names prepareServer gave them: this server's cache, not another server's of the same N.
+  const { schema, metaFile } = serverCache(cacheDir, url, identifiers);
+  if (!fs.existsSync(metaFile)) throw new Error(`No cached seed for ${schema} on this server: run npm run bench on it first.`);
+  const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8'));
   const database = await openDatabase({ databaseUrl: url, databaseSchema: schema, dataDir: cacheDir, poolSize });
   const crypto = await loadCrypto({
     db: database.db,
@@ -247,5 +253,5 @@ export async function openCachedServerSchema({ url, schema, identifiers, seed, p
   const directory = shippedBankDirectory();
   const sealed = createSealedIdentifiers({ crypto, banks: directory });
   const picker = createSearchPicker(populationShape(identifiers), checkedBanks(directory), seed);
-  return { database, sealed, picker };
+  return { schema, database, sealed, picker };
 }
