@@ -362,7 +362,8 @@ function printTable(ceiling, before, after) {
       "\nload gen: the load generator's own CPU ms per request, and in brackets its share of one core (autocannon runs on one thread)" +
       `\nceiling before ${Math.round(before.requestsPerSecond)} req/s, after ${Math.round(after.requestsPerSecond)} req/s\n` +
       `service RSS at start (seeded database, after the first request): ${mb(rssAtStart)}\n` +
-      `service RSS under load (peak): ${mb(rssPeak)}\n` +
+      // Sampled during the autocannon scenarios only (a screening job reports its own peak).
+      (results.length ? `service RSS under load (peak): ${mb(rssPeak)}\n` : '') +
       `cold start to the first served search: ${Math.round(coldStartMs)} ms\n` +
       `database size on disk (${database.sizeNote}): ${mb(database.sizeBytes)}`,
   );
