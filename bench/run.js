@@ -299,7 +299,8 @@ function printScreening(r) {
       `  service RSS peak during the job: ${mb(r.rssPeak)}\n` +
       `  single searches (search mix, 10 connections): alone ${Math.round(r.searchAlone.requestsPerSecond)}/s p99 ${r.searchAlone.p99.toFixed(1)} ms; ` +
       `beside the job ${Math.round(r.searchBeside.requestsPerSecond)}/s p99 ${r.searchBeside.p99.toFixed(1)} ms ` +
-      `(${(r.searchBeside.p99 / r.searchAlone.p99).toFixed(2)}× alone; worst 5-s slice ${r.searchBeside.worstSliceP99.toFixed(1)} ms)`,
+      `(${(r.searchBeside.p99 / r.searchAlone.p99).toFixed(2)}× alone; worst 5-s slice ${r.searchBeside.worstSliceP99.toFixed(1)} ms)\n` +
+      `  their p99 by 5-s slice: ${r.searchBeside.sliceP99s.map((p99) => p99.toFixed(0)).join(' ')} ms`,
   );
 }
 
