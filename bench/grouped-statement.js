@@ -1,6 +1,7 @@
 // What a search costs PostgreSQL alone and in groups (decision 0094): the bench's search mix, one
 // connection, one statement at a time, each group through `searchReportsMany` as the service sends
-// it under load (size 1 is the single statement). Prints wall time and PostgreSQL's CPU per search.
+// it under load (size 1 is the single statement), then in groups of 16 as a screening job asks for
+// its matches (the summary alone). Prints wall time and PostgreSQL's CPU per search.
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/grouped-statement.js [searches]
 // Run `npm run bench` on the server first (it seeds and caches the schema), and nothing else beside.
 import { searchReportsMany } from '../dist/modules/search/search.repository.js';
@@ -19,11 +20,11 @@ const keys = Array.from({ length: searches }, () => {
   return found.key;
 });
 
-async function pass(size) {
+async function pass(size, part = 'whole') {
   const groups = inShapeGroups(keys, (key) => key, size);
   const cpu = postgresCpuMs();
   const started = performance.now();
-  for (const group of groups) await searchReportsMany(database.db, group, 30);
+  for (const group of groups) await searchReportsMany(database.db, group, 30, part);
   const wall = performance.now() - started;
   return { wall: wall / keys.length, cpu: postgresCpuBetween(cpu, postgresCpuMs()) / keys.length };
 }
@@ -36,4 +37,10 @@ for (const size of [1, 4, 8, 16]) {
     `  groups of ${String(size).padStart(2)}: ${wall.toFixed(3)} ms a search, PostgreSQL CPU ${cpu.toFixed(3)} ms a search`,
   );
 }
+// What a screening job asks for its matches: the summary alone, without the reports' lists.
+await pass(16, 'summary');
+const summary = await pass(16, 'summary');
+console.log(
+  `  groups of 16, summary alone: ${summary.wall.toFixed(3)} ms a search, PostgreSQL CPU ${summary.cpu.toFixed(3)} ms a search`,
+);
 await database.close();

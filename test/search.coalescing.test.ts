@@ -78,6 +78,20 @@ describe('searches in one statement (searchReportsMany)', () => {
     const counts = (await searchReportsMany(t.database.db, groups[0] as SearchKey[], 30)).map((r) => r.resultCount);
     expect(counts.some((n) => n === 3)).toBe(true);
     expect(counts.some((n) => n === 0)).toBe(true);
+
+    // The summary alone (a screening job's): the same summary and count, no lists.
+    for (const group of groups) {
+      const whole = await searchReportsMany(t.database.db, group, 30);
+      for (const summaries of [
+        await searchReportsMany(t.database.db, group, 30, 'summary'),
+        await Promise.all(group.map((key) => searchReports(t.database.db, key, 30, 'summary'))),
+      ]) {
+        expect(summaries.map((r) => JSON.parse(r.body))).toEqual(
+          whole.map((r) => ({ ...JSON.parse(r.body), reports: [], publicReports: [] })),
+        );
+        expect(summaries.map((r) => r.resultCount)).toEqual(whole.map((r) => r.resultCount));
+      }
+    }
   });
 });
 

@@ -84,15 +84,17 @@ export function createScreeningWorker(deps: {
       const hits = await matchingPositions(trx, keys);
       const counts = new Map<number, number>();
       const matches: ScreenedMatch[] = [];
-      // The matching rows' full searches, up to 16 in a statement (search-coalescer.ts).
+      // The matching rows' searches, up to 16 in a statement (search-coalescer.ts).
       for (const group of inShapeGroups(
         keys.filter(({ n }) => hits.has(n)),
         (hit) => hit.key,
       )) {
+        // The summary alone: a match keeps its figures, not the reports' lists.
         const found = await searchReportsMany(
           trx,
           group.map((hit) => hit.key),
           deps.riskHalfLifeDays,
+          'summary',
         );
         group.forEach(({ n }, at) => {
           const { summary } = JSON.parse((found[at] as SearchResult).body) as { summary: Summary };

@@ -22,8 +22,13 @@ export interface SearchResult {
  * passes it through without parsing rows or serialising them again; the route puts the envelope
  * around it). The audit row is the caller's (search-audit-writer.ts writes them in groups).
  */
-export async function searchReports(db: Kysely<Database>, key: SearchKey, riskHalfLifeDays: number): Promise<SearchResult> {
-  const statement = compiledStatement(db, 'one', key.column, key.indexes.length);
+export async function searchReports(
+  db: Kysely<Database>,
+  key: SearchKey,
+  riskHalfLifeDays: number,
+  part: SearchPart = 'whole',
+): Promise<SearchResult> {
+  const statement = compiledStatement(db, 'one', key.column, key.indexes.length, part);
   const result = await db.executeQuery<SearchRow>(CompiledQuery.raw(statement.sql, parametersOf(statement, { one: key })));
   const row = result.rows[0];
   if (!row) throw new Error('search returned no row');
@@ -42,15 +47,16 @@ export async function searchReportsMany(
   db: Kysely<Database>,
   keys: readonly SearchKey[],
   riskHalfLifeDays: number,
+  part: SearchPart = 'whole',
 ): Promise<SearchResult[]> {
   const first = keys[0];
   if (!first) return [];
   // One key alone takes the plain statement: no arrays to unpack, the same answer.
-  if (keys.length === 1) return [await searchReports(db, first, riskHalfLifeDays)];
+  if (keys.length === 1) return [await searchReports(db, first, riskHalfLifeDays, part)];
   // The statement is built for the first key's shape: another shape would be searched in the wrong column.
   const shape = shapeOf(first);
   if (keys.some((key) => shapeOf(key) !== shape)) throw new Error('searchReportsMany takes keys of one shape (inShapeGroups)');
-  const statement = compiledStatement(db, 'many', first.column, first.indexes.length);
+  const statement = compiledStatement(db, 'many', first.column, first.indexes.length, part);
   const result = await db.executeQuery<SearchRow & { n: number }>(
     CompiledQuery.raw(statement.sql, parametersOf(statement, { many: keys })),
   );
@@ -90,18 +96,32 @@ const parametersOf = (statement: CompiledQuery, values: SearchValues) =>
 type Arity = 'one' | 'many';
 
 /**
+ * What of the search's `data` is built: all of it, or (`summary`) the summary alone, with
+ * `reports` and `publicReports` empty. A screening job keeps only a match's figures: building the
+ * lists of a common hit (18 reports, 28 KB) it would throw away is most of its statement. The
+ * summary comes from the same SQL either way.
+ */
+export type SearchPart = 'whole' | 'summary';
+
+/**
  * The statement's text and its parameters' slots, compiled once per shape (one key or many, which
  * index column, how many live index keys). Compiling the 5 KB statement on every search was 5% of
  * the service's time, and a fresh string each time made the prepared-statement name lookup hash it
  * again (2%); one string per shape is hashed once.
  */
 const compiled = new Map<string, CompiledQuery>();
-function compiledStatement(db: Kysely<Database>, arity: Arity, column: SearchKey['column'], digestCount: number): CompiledQuery {
-  const shape = `${arity}:${column}:${digestCount}`;
+function compiledStatement(
+  db: Kysely<Database>,
+  arity: Arity,
+  column: SearchKey['column'],
+  digestCount: number,
+  part: SearchPart,
+): CompiledQuery {
+  const shape = `${arity}:${column}:${digestCount}:${part}`;
   let statement = compiled.get(shape);
   if (!statement) {
     statement = (
-      arity === 'one' ? buildSearchStatement(column, digestCount, 'one') : buildManyStatement(column, digestCount)
+      arity === 'one' ? buildSearchStatement(column, digestCount, 'one', part) : buildManyStatement(column, digestCount, part)
     ).compile(db);
     compiled.set(shape, statement);
   }
@@ -114,7 +134,7 @@ function compiledStatement(db: Kysely<Database>, arity: Arity, column: SearchKey
  * custom plan sized to its group (2 ms of planning for a 5 KB statement, every time), while hidden
  * they cost the same in every plan and the prepared statement settles on its generic plan.
  */
-function buildManyStatement(column: SearchKey['column'], digestCount: number) {
+function buildManyStatement(column: SearchKey['column'], digestCount: number, part: SearchPart) {
   const arrays = [
     sql`(select ${new Slot((v) => v.many?.map((k) => k.label))}::text[])`,
     ...Array.from({ length: digestCount }, (_, n) => sql`(select ${new Slot((v) => v.many?.map((k) => k.indexes[n]))}::bytea[])`),
@@ -123,11 +143,11 @@ function buildManyStatement(column: SearchKey['column'], digestCount: number) {
   return sql<SearchRow & { n: number }>`
     select k.n::int as n, s.body, s.now_ms, s.result_count, s.has_attachments
     from unnest(${sql.join(arrays)}) with ordinality as k(${sql.raw(columns)})
-    cross join lateral (${buildSearchStatement(column, digestCount, 'many')}) as s`;
+    cross join lateral (${buildSearchStatement(column, digestCount, 'many', part)}) as s`;
 }
 
 /** The search of one key: from the statement's parameters, or (`many`) from the row `k` of buildManyStatement. */
-function buildSearchStatement(column: SearchKey['column'], digestCount: number, arity: Arity) {
+function buildSearchStatement(column: SearchKey['column'], digestCount: number, arity: Arity, part: SearchPart) {
   const label = arity === 'one' ? sql`${new Slot((v) => v.one?.label)}` : sql.ref('k.label');
   // One digest per live index-key version: during `crypto reindex` a row is under the old or the new.
   const digests = sql.join(
@@ -167,7 +187,34 @@ function buildSearchStatement(column: SearchKey['column'], digestCount: number, 
       select fraud_type, created_at, null::uuid, false from public_visible
     )
     select json_build_object(
-        'reports', coalesce((
+        'reports', ${part === 'summary' ? sql`'[]'::json` : reportsListSql()},
+        'publicReports', ${part === 'summary' ? sql`'[]'::json` : publicReportsListSql()},
+        'summary', (
+          select json_build_object(
+            'totalReports', (select count(*) from visible),
+            'totalPublicReports', (select count(*) from public_visible),
+            'fraudTypes', coalesce((select json_object_agg(t.fraud_type, t.n order by t.fraud_type collate "C") from (select fraud_type, count(*) as n from both_lists group by fraud_type) t), '{}'::json),
+            'firstReportedAt', ${iso('min(b.reported_at)')},
+            'lastReportedAt', ${iso('max(b.reported_at)')},
+            'distinctCompanies', (select count(distinct company_id) from visible),
+            'openDisputes', (select count(*) from disputed),
+            -- The verdict's inputs, last in the body; Node replaces them by the level (setRiskLevel).
+            'riskLevel', ${verdictInputsSql('b')}
+          ) from both_lists b
+        )
+    )::text as body,
+    (extract(epoch from now()) * 1000)::float8 as now_ms,
+    (select count(*) from both_lists)::int as result_count,
+    ${
+      part === 'summary'
+        ? sql`false`
+        : sql`exists (select 1 from page where cardinality(attachments) > 0)
+      or exists (select 1 from public_page where cardinality(attachments) > 0)`
+    } as has_attachments`;
+}
+
+/** The page of company reports as the answer lists them (the CTEs page and disputed). */
+const reportsListSql = () => sql`coalesce((
           select json_agg(json_build_object(
             'id', p.id,
             'companyId', p.company_id,
@@ -193,8 +240,10 @@ function buildSearchStatement(column: SearchKey['column'], digestCount: number, 
             )
           ) order by p.published_at desc, p.id desc)
           from page p join companies c on c.id = p.company_id
-        ), '[]'::json),
-        'publicReports', coalesce((
+        ), '[]'::json)`;
+
+/** The page of public reports as the answer lists them (the CTE public_page). */
+const publicReportsListSql = () => sql`coalesce((
           select json_agg(json_build_object(
             'id', p.id,
             'userId', null,
@@ -217,26 +266,7 @@ function buildSearchStatement(column: SearchKey['column'], digestCount: number, 
             )
           ) order by p.created_at desc, p.id desc)
           from public_page p
-        ), '[]'::json),
-        'summary', (
-          select json_build_object(
-            'totalReports', (select count(*) from visible),
-            'totalPublicReports', (select count(*) from public_visible),
-            'fraudTypes', coalesce((select json_object_agg(t.fraud_type, t.n order by t.fraud_type collate "C") from (select fraud_type, count(*) as n from both_lists group by fraud_type) t), '{}'::json),
-            'firstReportedAt', ${iso('min(b.reported_at)')},
-            'lastReportedAt', ${iso('max(b.reported_at)')},
-            'distinctCompanies', (select count(distinct company_id) from visible),
-            'openDisputes', (select count(*) from disputed),
-            -- The verdict's inputs, last in the body; Node replaces them by the level (setRiskLevel).
-            'riskLevel', ${verdictInputsSql('b')}
-          ) from both_lists b
-        )
-    )::text as body,
-    (extract(epoch from now()) * 1000)::float8 as now_ms,
-    (select count(*) from both_lists)::int as result_count,
-    exists (select 1 from page where cardinality(attachments) > 0)
-      or exists (select 1 from public_page where cardinality(attachments) > 0) as has_attachments`;
-}
+        ), '[]'::json)`;
 
 const RISK_KEY = '"riskLevel" : ';
 /** How json_build_object closes the summary, then data. */
