@@ -98,9 +98,11 @@ type Parsed = [line: number, fields: Array<string | undefined>];
 
 /**
  * csv-parse's stream with each record pushed as `[line, fields]`. Its `info: true` numbers records
- * too, but builds a fresh info object per record (two object spreads): more than half the parser's
- * CPU, 4.9 s against 2.1 s for a million rows. `info.lines` is the parser's own live counter, read
- * as the record is pushed, the moment `info: true` copies it.
+ * too, but builds a fresh info object per record (object spreads) and a record object around it:
+ * reading the bench's 1,000,000-row file took 5.5–6.5 s of CPU that way against 2.2–2.6 s this way
+ * (`bench/read-file.js`). `info.lines` is the parser's own live counter (documented, public), read
+ * as the record is pushed, the moment `info: true` copies it; test/screening-file.test.ts pins the
+ * numbers, so a csv-parse that pushed records later would fail it.
  */
 class NumberedParser extends Parser {
   override push(record: unknown, encoding?: BufferEncoding): boolean {
