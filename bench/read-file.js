@@ -6,12 +6,13 @@
 import fs from 'node:fs';
 import { readChunks } from '../dist/modules/screenings/screening-file.js';
 
-const [file, passes = '3'] = process.argv.slice(2);
-if (!file) {
+const [file, passArg = '3'] = process.argv.slice(2);
+const passes = Number(passArg);
+if (!file || !Number.isInteger(passes) || passes < 1) {
   console.error('usage: node bench/read-file.js <file.csv> [passes]');
   process.exit(2);
 }
-for (let pass = 1; pass <= Number(passes); pass++) {
+for (let pass = 1; pass <= passes; pass++) {
   const cpu = process.cpuUsage();
   const started = performance.now();
   let rows = 0;

@@ -34,7 +34,7 @@ const LABELS = new Set<string>(IDENTIFIER_LABELS);
  * Milliseconds of normalising and indexing between two turns of the event loop. A row costs 3–12
  * µs (a phone the most): a turn every 100 rows, as before, was one every half millisecond, and
  * each turn waits for whatever the searches beside have ready, so a chunk of 2,000 rows spent
- * 63–73 ms in its 20 turns for 10 ms of its own work.
+ * 59–77 ms in its 20 turns for 10 ms of its own work.
  */
 const WORK_BETWEEN_TURNS_MS = 2;
 /**

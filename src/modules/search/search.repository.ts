@@ -187,8 +187,8 @@ function buildSearchStatement(column: SearchKey['column'], digestCount: number, 
       select fraud_type, created_at, null::uuid, false from public_visible
     )
     select json_build_object(
-        'reports', ${part === 'summary' ? sql`'[]'::json` : reportsListSql()},
-        'publicReports', ${part === 'summary' ? sql`'[]'::json` : publicReportsListSql()},
+        'reports', ${part === 'summary' ? sql`'[]'::json` : REPORTS_LIST},
+        'publicReports', ${part === 'summary' ? sql`'[]'::json` : PUBLIC_REPORTS_LIST},
         'summary', (
           select json_build_object(
             'totalReports', (select count(*) from visible),
@@ -214,7 +214,7 @@ function buildSearchStatement(column: SearchKey['column'], digestCount: number, 
 }
 
 /** The page of company reports as the answer lists them (the CTEs page and disputed). */
-const reportsListSql = () => sql`coalesce((
+const REPORTS_LIST = sql`coalesce((
           select json_agg(json_build_object(
             'id', p.id,
             'companyId', p.company_id,
@@ -243,7 +243,7 @@ const reportsListSql = () => sql`coalesce((
         ), '[]'::json)`;
 
 /** The page of public reports as the answer lists them (the CTE public_page). */
-const publicReportsListSql = () => sql`coalesce((
+const PUBLIC_REPORTS_LIST = sql`coalesce((
           select json_agg(json_build_object(
             'id', p.id,
             'userId', null,
