@@ -152,11 +152,12 @@ export async function buildApp({
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   acceptJsonOnly(app);
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
+  registerSecurityHeaders(app, { publicUrl: config.publicUrl });
   answerUnavailableWhileClosing(app);
-  await registerSecurityHeaders(app, { publicUrl: config.publicUrl });
 
   const routes = await registerOpenApi(app, config.publicUrl);
   app.decorate('routeList', routes);

@@ -120,5 +120,7 @@ describe('a request on a kept-alive connection while the service closes', () => 
     expectEnvelope(unavailable, 503, 'UNAVAILABLE');
     expect(unavailable.headers['retry-after']).toBe('1');
     expect(unavailable.headers.connection).toBe('close');
+    // The security headers are set before the closing check, so this answer is not kept either.
+    expect(unavailable.headers['cache-control']).toBe('no-store');
   });
 });

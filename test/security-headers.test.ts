@@ -43,6 +43,17 @@ describe('what caches and browsers may keep', () => {
     for (const [what, res] of Object.entries(answers)) expectNotKept(res, what);
     expect(answers.decode.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
     expect(answers.decode.headers['x-frame-options']).toBe('DENY');
+    // helmet's own defaults, computed once at start (decision 0095), not rebuilt per request.
+    expect(answers.search.headers).toMatchObject({
+      'cross-origin-resource-policy': 'same-origin',
+      'cross-origin-opener-policy': 'same-origin',
+      'origin-agent-cluster': '?1',
+      'referrer-policy': 'no-referrer',
+      'x-dns-prefetch-control': 'off',
+      'x-download-options': 'noopen',
+      'x-permitted-cross-domain-policies': 'none',
+      'x-xss-protection': '0',
+    });
     // Served over plain HTTP: no HSTS (it would pin a host that has no certificate).
     expect(answers.decode.headers['strict-transport-security']).toBeUndefined();
   });

@@ -73,11 +73,16 @@ export function answerUnavailableWhileClosing(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (request, reply) => {
-    if (!closing) return;
+  // A callback hook: on every request but the last few it only reads a flag. Answering without
+  // calling `done` ends the request here, as Fastify's hooks allow.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!closing) {
+      done();
+      return;
+    }
     const error = new AppError('UNAVAILABLE', 'The service is shutting down; retry', { retryAfter: CLOSING_RETRY_AFTER_S });
     reply.header('connection', 'close');
     reply.header('retry-after', String(CLOSING_RETRY_AFTER_S));
-    return reply.code(ERROR_STATUS.UNAVAILABLE).send(errorBody(request, error));
+    reply.code(ERROR_STATUS.UNAVAILABLE).send(errorBody(request, error));
   });
 }
