@@ -8,7 +8,7 @@ import helmet, { type HelmetOptions } from 'helmet';
  * per-request nonce. (@fastify/helmet, used before, rebuilt helmet from its options on every
  * request — 5% of the service's CPU per search; decision record 0095.)
  */
-export function helmetHeaders(options: HelmetOptions): Record<string, string> {
+function helmetHeaders(options: HelmetOptions): Record<string, string> {
   const headers: Record<string, string> = {};
   const recorder = {
     setHeader(name: string, value: string) {
