@@ -11,7 +11,7 @@ import { IDENTIFIER_LABELS, shippedBankDirectory } from '../dist/identifiers/nor
 import { measure } from './load.js';
 import { measureScreening } from './screen.js';
 import { prepareDatabase } from './seeded-database.js';
-import { postgresCpuBetween, postgresCpuMs, startProcess } from './service.js';
+import { machineBusyBetween, machineCpuTicks, postgresCpuBetween, postgresCpuMs, startProcess } from './service.js';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const { values: flags } = parseArgs({
@@ -206,6 +206,7 @@ async function runScenarios(env) {
       process.stderr.write(`  ${scenario.name} ...`);
       let cpuAtStart;
       let postgresAtStart;
+      let machineAtStart;
       const result = await measure({
         baseUrl: service.baseUrl,
         request: scenario.request,
@@ -214,12 +215,14 @@ async function runScenarios(env) {
         onStart: () => {
           cpuAtStart = service.cpuMs();
           postgresAtStart = engine === 'server' ? postgresCpuMs() : undefined;
+          machineAtStart = machineCpuTicks();
         },
         onSample: () => {
           rssPeak = Math.max(rssPeak, service.rss());
         },
       });
       result.serviceCpuMs = (service.cpuMs() - cpuAtStart) / result.completed;
+      result.machineBusy = machineBusyBetween(machineAtStart, machineCpuTicks());
       result.postgresCpuMs = postgresAtStart
         ? postgresCpuBetween(postgresAtStart, postgresCpuMs()) / result.completed
         : undefined;
@@ -255,7 +258,9 @@ try {
   if (workerCounts.length) {
     for (const workers of workerCounts) {
       process.stderr.write(`  — ${workers} worker${workers === 1 ? '' : 's'} —\n`);
-      scaling.push({ workers, results: await runScenarios({ REDFLAG_WORKERS: String(workers) }) });
+      const runResults = await runScenarios({ REDFLAG_WORKERS: String(workers) });
+      // Each run's own resource figures: the table of each is printed after all of them.
+      scaling.push({ workers, results: runResults, rssAtStart, rssPeak, coldStartMs });
     }
   } else {
     await runScenarios({});
@@ -264,7 +269,7 @@ try {
   const ceilingAfter = flags.quick ? ceilingBefore : await measureCeiling();
   const ceiling = (ceilingBefore.requestsPerSecond + ceilingAfter.requestsPerSecond) / 2;
   for (const run of scaling) {
-    results = run.results;
+    ({ results, rssAtStart, rssPeak, coldStartMs } = run);
     console.log(`\n${run.workers} worker${run.workers === 1 ? '' : 's'}:`);
     printTable(ceiling, ceilingBefore, ceilingAfter);
   }
@@ -279,13 +284,19 @@ try {
 
 /** Each scenario's throughput by worker count, and what each added worker added (against the first's). */
 function printScaling(scaling) {
-  console.log('\nScaling (req/s by workers; in brackets what each added worker added, as a share of the first worker):');
+  console.log(
+    '\nScaling (req/s by workers; in brackets what each added worker added, as a share of the first worker, ' +
+      "and how busy the machine's cores were: service, PostgreSQL and load generator together; once they are " +
+      'near 100%, another worker has no core to run on):',
+  );
   for (const { id, name } of scaling[0].results) {
-    const rates = scaling.map((run) => run.results.find((r) => r.id === id)?.result.requestsPerSecond ?? 0);
+    const runs = scaling.map((run) => run.results.find((r) => r.id === id)?.result);
+    const rates = runs.map((r) => r?.requestsPerSecond ?? 0);
     const cells = rates.map((rate, i) => {
-      if (i === 0) return `${scaling[i].workers}: ${Math.round(rate)}`;
+      const busy = `cores ${Math.round((runs[i]?.machineBusy ?? 0) * 100)}% busy`;
+      if (i === 0) return `${scaling[i].workers}: ${Math.round(rate)} (${busy})`;
       const added = (rate - rates[i - 1]) / (scaling[i].workers - scaling[i - 1].workers) / rates[0];
-      return `${scaling[i].workers}: ${Math.round(rate)} (${added.toFixed(2)}×)`;
+      return `${scaling[i].workers}: ${Math.round(rate)} (${added.toFixed(2)}×, ${busy})`;
     });
     console.log(`  ${name}: ${cells.join(' | ')}`);
   }

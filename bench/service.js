@@ -79,6 +79,26 @@ export function postgresCpuBetween(before, after) {
   return total;
 }
 
+/**
+ * The whole machine's CPU so far, from /proc/stat's first line: `busy` and `total` in ticks across
+ * all cores (idle and I/O wait are the not-busy part). Two readings give the share of the machine's
+ * cores that were busy between them, whoever used them: with PostgreSQL and the load generator on the
+ * same cores, this is what says when adding a worker can no longer add throughput.
+ */
+export function machineCpuTicks() {
+  const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is already counted in user).
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = fields;
+  const busy = user + nice + system + irq + softirq + steal;
+  return { busy, total: busy + idle + iowait };
+}
+
+/** The share (0–1) of all the machine's cores that was busy between two `machineCpuTicks()` readings. */
+export function machineBusyBetween(before, after) {
+  const total = after.total - before.total;
+  return total > 0 ? (after.busy - before.busy) / total : 0;
+}
+
 /** Resident memory of a process and all its descendants (cluster workers included), in bytes. */
 export function treeRss(pid) {
   let total = rssOf(pid);

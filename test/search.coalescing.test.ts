@@ -128,20 +128,63 @@ describe('createSearchCoalescer', () => {
     return { coalescer, statements };
   }
 
-  it('runs a search at once while a slot is free, and the ones that wait in groups of one shape, at most MAX_GROUP', async () => {
+  /** The end of this turn of the event loop: searches asked for before it have gone to their statement. */
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('runs a search at once when none runs, and the ones that wait in groups of one shape, at most MAX_GROUP', async () => {
     const { coalescer, statements } = recording((k) => `${k.column}:${k.indexes[0]?.[0]}`);
-    const keys = [phoneKey(0), ...Array.from({ length: 20 }, (_, n) => phoneKey(n + 1)), nubanKey(100), nubanKey(101)];
-    const answers = await Promise.all(keys.map((key) => coalescer.search(key)));
-    expect(answers).toEqual(keys.map((k) => `${k.column}:${k.indexes[0]?.[0]}`));
-    expect(statements[0]).toEqual([0]);
-    expect(statements[1]).toHaveLength(MAX_GROUP);
+    const first = coalescer.search(phoneKey(0));
+    await nextTurn();
+    expect(statements).toEqual([[0]]);
+    const keys = [...Array.from({ length: 20 }, (_, n) => phoneKey(n + 1)), nubanKey(100), nubanKey(101)];
+    const answers = await Promise.all([first, ...keys.map((key) => coalescer.search(key))]);
+    expect(answers).toEqual([phoneKey(0), ...keys].map((k) => `${k.column}:${k.indexes[0]?.[0]}`));
     expect(statements.slice(1).map((s) => s.length)).toEqual([MAX_GROUP, 20 - MAX_GROUP, 2]);
     expect(statements[3]).toEqual([100, 101]);
   });
 
+  it('sends the searches that arrive in one turn of the event loop in one statement', async () => {
+    const { coalescer, statements } = recording((k) => `answer ${k.indexes[0]?.[0]}`);
+    const answers = await Promise.all([1, 2, 3].map((n) => coalescer.search(phoneKey(n))));
+    expect(answers).toEqual(['answer 1', 'answer 2', 'answer 3']);
+    expect(statements).toEqual([[1, 2, 3]]);
+  });
+
+  it('starts a statement beside a running one only for a full group; fewer wait for it', async () => {
+    const statements: number[][] = [];
+    let releaseFirst: () => void = () => {};
+    const coalescer = createSearchCoalescer({
+      inFlight: 2,
+      run: async (keys: SearchKey[]) => {
+        statements.push(keys.map((k) => k.indexes[0]?.[0] as number));
+        if (statements.length === 1) await new Promise<void>((resolve) => (releaseFirst = resolve));
+        return keys.map((k) => `answer ${k.indexes[0]?.[0]}`);
+      },
+    });
+    const first = coalescer.search(phoneKey(0));
+    await nextTurn();
+    const few = [1, 2, 3].map((n) => coalescer.search(phoneKey(n)));
+    await nextTurn();
+    // A slot is free, but three searches are not worth a statement's fixed cost beside the running one.
+    expect(statements).toEqual([[0]]);
+    const full = Array.from({ length: MAX_GROUP }, (_, n) => coalescer.search(phoneKey(10 + n)));
+    await nextTurn();
+    // Now a full group waits (the oldest first): it takes the second slot while the first still runs.
+    expect(statements).toHaveLength(2);
+    expect(statements[1]).toEqual([1, 2, 3, ...Array.from({ length: MAX_GROUP - 3 }, (_, n) => 10 + n)]);
+    releaseFirst();
+    await expect(first).resolves.toBe('answer 0');
+    expect(await Promise.all([...few, ...full])).toEqual(
+      [1, 2, 3, ...Array.from({ length: MAX_GROUP }, (_, n) => 10 + n)].map((n) => `answer ${n}`),
+    );
+    expect(statements.slice(2)).toEqual([[23, 24, 25]]);
+  });
+
   it('runs a key searched several times at once in one place of the statement, answering each', async () => {
     const { coalescer, statements } = recording((k) => `answer ${k.indexes[0]?.[0]}`);
-    const answers = await Promise.all([0, 7, 7, 8, 7].map((n) => coalescer.search(phoneKey(n))));
+    const first = coalescer.search(phoneKey(0));
+    await nextTurn();
+    const answers = await Promise.all([first, ...[7, 7, 8, 7].map((n) => coalescer.search(phoneKey(n)))]);
     expect(answers).toEqual(['answer 0', 'answer 7', 'answer 7', 'answer 8', 'answer 7']);
     expect(statements).toEqual([[0], [7, 8]]);
   });
@@ -157,6 +200,7 @@ describe('createSearchCoalescer', () => {
         }),
     });
     const first = coalescer.search(phoneKey(1));
+    await nextTurn();
     const waited = coalescer.search(phoneKey(2)).catch((error: unknown) => error);
     const error = await waited;
     expect(error).toBeInstanceOf(DatabaseWaitTimeoutError);
@@ -176,7 +220,9 @@ describe('createSearchCoalescer', () => {
         return keys.map(() => 'ok');
       },
     });
-    const outcomes = await Promise.allSettled([1, 2, 3].map((n) => coalescer.search(phoneKey(n))));
+    const first = coalescer.search(phoneKey(1));
+    await nextTurn();
+    const outcomes = await Promise.allSettled([first, ...[2, 3].map((n) => coalescer.search(phoneKey(n)))]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
     await expect(coalescer.search(phoneKey(4))).resolves.toBe('ok');
   });
