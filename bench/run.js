@@ -286,7 +286,7 @@ try {
 function printScaling(scaling) {
   console.log(
     '\nScaling (req/s by workers; in brackets what each added worker added, as a share of the first worker, ' +
-      "and how busy the machine's cores were: service, PostgreSQL and load generator together; once they are " +
+      "and how busy the machine's cores were: service, PostgreSQL and load generator together, steal included; once they are " +
       'near 100%, another worker has no core to run on):',
   );
   for (const { id, name } of scaling[0].results) {

@@ -180,6 +180,31 @@ describe('createSearchCoalescer', () => {
     expect(statements.slice(2)).toEqual([[23, 24, 25]]);
   });
 
+  it("counts a full group in the oldest waiting search's shape, which is the one the next statement takes", async () => {
+    const statements: number[][] = [];
+    let releaseFirst: () => void = () => {};
+    const coalescer = createSearchCoalescer({
+      inFlight: 2,
+      run: async (keys: SearchKey[]) => {
+        statements.push(keys.map((k) => k.indexes[0]?.[0] as number));
+        if (statements.length === 1) await new Promise<void>((resolve) => (releaseFirst = resolve));
+        return keys.map((k) => `answer ${k.indexes[0]?.[0]}`);
+      },
+    });
+    const first = coalescer.search(phoneKey(0));
+    await nextTurn();
+    const rest = [
+      coalescer.search(nubanKey(100)),
+      ...Array.from({ length: MAX_GROUP - 1 }, (_, n) => coalescer.search(phoneKey(n + 1))),
+    ];
+    await nextTurn();
+    // Sixteen wait, but the oldest is alone in its shape: a second statement now would carry one search.
+    expect(statements).toEqual([[0]]);
+    releaseFirst();
+    await Promise.all([first, ...rest]);
+    expect(statements).toEqual([[0], [100], Array.from({ length: MAX_GROUP - 1 }, (_, n) => n + 1)]);
+  });
+
   it('runs a key searched several times at once in one place of the statement, answering each', async () => {
     const { coalescer, statements } = recording((k) => `answer ${k.indexes[0]?.[0]}`);
     const first = coalescer.search(phoneKey(0));
