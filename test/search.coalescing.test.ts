@@ -143,6 +143,21 @@ describe('createSearchCoalescer', () => {
     expect(statements[3]).toEqual([100, 101]);
   });
 
+  /** Two slots; the first statement runs until `releaseFirst()`, the others answer at once. */
+  function firstStatementHeld() {
+    const statements: number[][] = [];
+    let release: () => void = () => {};
+    const coalescer = createSearchCoalescer({
+      inFlight: 2,
+      run: async (keys: SearchKey[]) => {
+        statements.push(keys.map((k) => k.indexes[0]?.[0] as number));
+        if (statements.length === 1) await new Promise<void>((resolve) => (release = resolve));
+        return keys.map((k) => `answer ${k.indexes[0]?.[0]}`);
+      },
+    });
+    return { coalescer, statements, releaseFirst: () => release() };
+  }
+
   it('sends the searches that arrive in one turn of the event loop in one statement', async () => {
     const { coalescer, statements } = recording((k) => `answer ${k.indexes[0]?.[0]}`);
     const answers = await Promise.all([1, 2, 3].map((n) => coalescer.search(phoneKey(n))));
@@ -151,16 +166,7 @@ describe('createSearchCoalescer', () => {
   });
 
   it('starts a statement beside a running one only for a full group; fewer wait for it', async () => {
-    const statements: number[][] = [];
-    let releaseFirst: () => void = () => {};
-    const coalescer = createSearchCoalescer({
-      inFlight: 2,
-      run: async (keys: SearchKey[]) => {
-        statements.push(keys.map((k) => k.indexes[0]?.[0] as number));
-        if (statements.length === 1) await new Promise<void>((resolve) => (releaseFirst = resolve));
-        return keys.map((k) => `answer ${k.indexes[0]?.[0]}`);
-      },
-    });
+    const { coalescer, statements, releaseFirst } = firstStatementHeld();
     const first = coalescer.search(phoneKey(0));
     await nextTurn();
     const few = [1, 2, 3].map((n) => coalescer.search(phoneKey(n)));
@@ -181,16 +187,7 @@ describe('createSearchCoalescer', () => {
   });
 
   it("counts a full group in the oldest waiting search's shape, which is the one the next statement takes", async () => {
-    const statements: number[][] = [];
-    let releaseFirst: () => void = () => {};
-    const coalescer = createSearchCoalescer({
-      inFlight: 2,
-      run: async (keys: SearchKey[]) => {
-        statements.push(keys.map((k) => k.indexes[0]?.[0] as number));
-        if (statements.length === 1) await new Promise<void>((resolve) => (releaseFirst = resolve));
-        return keys.map((k) => `answer ${k.indexes[0]?.[0]}`);
-      },
-    });
+    const { coalescer, statements, releaseFirst } = firstStatementHeld();
     const first = coalescer.search(phoneKey(0));
     await nextTurn();
     const rest = [
