@@ -1,6 +1,7 @@
 // What a search costs PostgreSQL alone and in groups (decision 0094): the bench's search mix, one
-// connection, one statement at a time, each group through `searchReportsMany` as the service sends
-// it under load (size 1 is the single statement), then in groups of 16 as a screening job asks for
+// connection, one statement at a time, each group through `searchReportsMany` as a batch sends it
+// (size 1 is the single statement; single searches under load send the same statement with their
+// audit rows inserted beside it, decision 0097), then in groups of 16 as a screening job asks for
 // its matches (the summary alone). Prints wall time and PostgreSQL's CPU per search.
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/grouped-statement.js [searches]
 // Run `npm run bench` on the server first (it seeds and caches the schema), and nothing else beside.

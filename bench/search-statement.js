@@ -1,8 +1,9 @@
 // What PostgreSQL alone does with the search statement, for the same searches `npm run bench`
 // sends: the seeded server schema's mix (60% unique hits, 20% common hits, 20% misses; accounts
-// half as a bare NUBAN), driven by pgbench with no HTTP and no Node. The statement is read-only: the
-// service writes audit rows in groups (src/modules/search/search-audit-writer.ts); `--audit-each`
-// adds a one-row audit insert after every search, which is what each search did before.
+// half as a bare NUBAN), driven by pgbench with no HTTP and no Node. The statement measured is the
+// read-only one of a single key (the service's grouped statement also inserts its searches' audit
+// rows, decision 0097); `--audit-each` adds a one-row audit insert after every search, which is
+// what each search did before decision 0092.
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/search-statement.js [clients] [--miss] [--audit-each]
 // Run `npm run bench` on the server first (it seeds and caches the schema), and nothing else beside.
 // Prints searches a second and PostgreSQL's CPU per search (every postgres process, as the bench

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCrypto } from '../src/crypto/load-crypto.js';
 import { DatabaseWaitTimeoutError, isDatabaseUnavailable } from '../src/db/unavailable.js';
 import { shippedBankDirectory } from '../src/identifiers/normalize.js';
 import { createSealedIdentifiers, type SearchKey } from '../src/identifiers/sealed-identifiers.js';
-import { searchReports, searchReportsMany } from '../src/modules/search/search.repository.js';
+import { searchReports, searchReportsAudited, searchReportsMany } from '../src/modules/search/search.repository.js';
 import { createSearchCoalescer, inShapeGroups, MAX_GROUP } from '../src/modules/search/search-coalescer.js';
 import { digits, localPhone, nuban } from './helpers/identifiers.js';
 import { createCompany } from './helpers/principals.js';
@@ -92,6 +92,57 @@ describe('searches in one statement (searchReportsMany)', () => {
         expect(summaries.map((r) => r.resultCount)).toEqual(whole.map((r) => r.resultCount));
       }
     }
+  });
+});
+
+describe('single searches in one statement with their audit rows (searchReportsAudited)', () => {
+  it('answers as searchReportsMany and writes one row per search, a key searched twice once per search', async () => {
+    const crypto = await loadCrypto({ db: t.database.db, config: t.config, engine: t.database.engine });
+    const sealed = createSealedIdentifiers({ crypto, banks: shippedBankDirectory() });
+    const keyOf = (label: SearchKey['label'], value: string) => {
+      const found = sealed.searchKey(label, value);
+      if (!found.ok) throw new Error(found.message);
+      return found.key;
+    };
+    // During `crypto reindex` a key has two digests; its row takes the first, the current one.
+    const keys = [keyOf('phone', shared), keyOf('bvn', `22${digits(9)}`)].map((key) => ({
+      ...key,
+      indexes: [...key.indexes, randomBytes(32)],
+    }));
+    const run = randomBytes(4).toString('hex');
+    const userId = randomUUID();
+    const byKey = { companyId: a.companyId, operatorId: null, keyId: a.keyId, userId: null };
+    const byUser = { companyId: b.companyId, operatorId: null, keyId: null, userId };
+    const searches = [
+      { slot: 0, audit: { ...byKey, requestId: `${run}-1` } },
+      { slot: 1, audit: { ...byUser, requestId: `${run}-2` } },
+      { slot: 0, audit: { ...byUser, requestId: `${run}-3` } },
+    ];
+    const found = await searchReportsAudited(t.database.db, keys, searches, 30);
+    expect(found).toEqual(await searchReportsMany(t.database.db, keys, 30));
+    const rows = await t.database.db
+      .selectFrom('audit_events')
+      .select(['request_id', 'action', 'label', 'blind_index', 'result_count', 'company_id', 'operator_id', 'key_id', 'user_id'])
+      .where('request_id', 'like', `${run}-%`)
+      .orderBy('request_id')
+      .execute();
+    const row = (n: number, key: SearchKey, resultCount: number, who: typeof byKey | typeof byUser) => ({
+      request_id: `${run}-${n}`,
+      action: 'search',
+      label: key.label,
+      blind_index: key.indexes[0],
+      result_count: resultCount,
+      company_id: who.companyId,
+      operator_id: who.operatorId,
+      key_id: who.keyId,
+      user_id: who.userId,
+    });
+    const [shared0, miss] = keys as [SearchKey, SearchKey];
+    expect(rows).toEqual([row(1, shared0, 3, byKey), row(2, miss, 0, byUser), row(3, shared0, 3, byUser)]);
+    // A search naming no key of the statement is refused before it runs (it would answer without a row).
+    await expect(
+      searchReportsAudited(t.database.db, keys, [...searches, { slot: 2, audit: { ...byKey, requestId: `${run}-4` } }], 30),
+    ).rejects.toThrow(/name every key/);
   });
 });
 
@@ -211,6 +262,35 @@ describe('createSearchCoalescer', () => {
     expect(statements).toEqual([[0], [7, 8]]);
   });
 
+  it("passes every search of a group with its own audit and its key's place, a repeated key once among the keys", async () => {
+    const runs: Array<{ keys: number[]; searches: Array<{ slot: number; audit: string }> }> = [];
+    const coalescer = createSearchCoalescer<string, string>({
+      inFlight: 1,
+      run: async (keys, searches) => {
+        runs.push({ keys: keys.map((k) => k.indexes[0]?.[0] as number), searches });
+        return keys.map((k) => `answer ${k.indexes[0]?.[0]}`);
+      },
+    });
+    await coalescer.search(phoneKey(1), 'alone');
+    const answers = await Promise.all([
+      coalescer.search(phoneKey(7), 'first'),
+      coalescer.search(phoneKey(8), 'second'),
+      coalescer.search(phoneKey(7), 'third'),
+    ]);
+    expect(answers).toEqual(['answer 7', 'answer 8', 'answer 7']);
+    expect(runs).toEqual([
+      { keys: [1], searches: [{ slot: 0, audit: 'alone' }] },
+      {
+        keys: [7, 8],
+        searches: [
+          { slot: 0, audit: 'first' },
+          { slot: 1, audit: 'second' },
+          { slot: 0, audit: 'third' },
+        ],
+      },
+    ]);
+  });
+
   it('fails a search that waited longer than the wait limit as the database being unavailable', async () => {
     let release: () => void = () => {};
     const coalescer = createSearchCoalescer({
@@ -251,7 +331,7 @@ describe('createSearchCoalescer', () => {
 });
 
 async function auditRows(): Promise<number> {
-  // Rows are written in groups after the answer's statement; each search waits for its own.
+  // A single search's row is written by the statement that answers it (decision 0097).
   const row = await t.database.db
     .selectFrom('audit_events')
     .select((e) => e.fn.countAll<number>().as('n'))

@@ -194,7 +194,7 @@ describe('POST /reports/search', () => {
     expect(JSON.stringify(rows)).not.toContain(bvn);
   });
 
-  it('writes the audit rows of concurrent searches together, one statement for several (search-audit-writer.ts)', async () => {
+  it('writes the audit rows of concurrent searches together, one statement for several (decision 0097)', async () => {
     const bvn = `22${digits(9)}`;
     await createReport(t, b.apiKey, { identifiers: [{ label: 'bvn', value: bvn }] });
     const responses = await Promise.all(

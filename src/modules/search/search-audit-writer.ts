@@ -18,13 +18,13 @@ interface Pending {
 }
 
 /**
- * Group commit for search audit rows. Every search used to insert its own row in its own statement:
- * a write transaction per search, and under 50 concurrent searches their backends queued on the
- * same last heap and index pages of audit_events (wait events `LWLock:BufferContent`,
- * `WALInsert`). That row cost PostgreSQL 0.08–0.2 ms of a search's ~0.5 ms (bench/README.md). Here
- * the rows of the searches that finish while one insert runs go in the next one, one insert at a
- * time per process: the search statement is read-only, and each search still answers only after
- * its row is in (decision 0092).
+ * Group commit for the audit rows of a batch's items (a single search's row is written by the
+ * statement that answers it, decision 0097). Every search used to insert its own row in its own
+ * statement: a write transaction per search, and under 50 concurrent searches their backends
+ * queued on the same last heap and index pages of audit_events (wait events
+ * `LWLock:BufferContent`, `WALInsert`). Here the rows of the items that finish while one insert
+ * runs go in the next one, one insert at a time per process, and each item still answers only
+ * after its row is in (decision 0092).
  */
 export function createSearchAuditWriter(db: Kysely<Database>, asyncCommits: Pick<AsyncCommits, 'note'>): SearchAuditWriter {
   const queue: Pending[] = [];

@@ -4,17 +4,25 @@ import type { SearchKey } from '../../identifiers/sealed-identifiers.js';
 /** Searches per statement at most: past 16 a key saves little more (decision 0094), and each waits for its whole group. */
 export const MAX_GROUP = 16;
 
-interface Waiting<R> {
+interface Waiting<R, A> {
   key: SearchKey;
+  /** What the statement writes for this search (its audit row), however many searches share its key. */
+  audit: A;
   /** When it began to wait (performance.now()). */
   since: number;
   resolve(result: R): void;
   reject(error: unknown): void;
 }
 
-export interface SearchCoalescer<R> {
+export interface SearchCoalescer<R, A> {
   /** The search of one key: with the others that arrived in the same turn, or that wait for this process's running statement. */
-  search(key: SearchKey): Promise<R>;
+  search(key: SearchKey, audit: A): Promise<R>;
+}
+
+/** One search of a statement's group: its key's place in the statement's keys, and its own audit. */
+export interface GroupedSearch<A> {
+  slot: number;
+  audit: A;
 }
 
 /** Keys one statement can carry together: the same index column and number of live index keys. */
@@ -30,45 +38,46 @@ const identityOf = (key: SearchKey) => `${key.label}:${shapeOf(key)}:${key.index
  * statement would). While a statement of this process is running, the searches that arrive wait
  * for it to finish and then go together; a second statement starts beside it only for a full
  * group (MAX_GROUP), and never more than `inFlight` at once (fewer than the process's connections,
- * so single searches leave one to audit inserts and other requests). Under light load nothing is
+ * so single searches leave one to batches and other requests). Under light load nothing is
  * running and a search goes at once, alone, as before. Under load a statement that starts beside a
  * running one for one or two searches pays the statement's whole fixed cost for them: waiting for
  * the running statement cost PostgreSQL about 15% less CPU per search of the bench's mix
  * (decision 0096); sequentially a search in a statement of 16 costs it less than half of one
  * alone (decision 0094). The wait is the running statement's time, which includes any wait of
- * its own for a connection (behind a batch's statements or an audit insert).
+ * its own for a connection (behind a batch's statements or a batch's audit insert).
  * Read-your-writes holds: a waiting search's statement starts after it arrived, so it sees every
- * report committed before.
+ * report committed before. Each search brings its audit row's who (`audit`), which `run` writes
+ * with the statement (decision 0097): a key searched twice at once is run once, audited twice.
  *
  * Waiting here replaces waiting in the pool's queue, so it keeps that queue's limit: a search that
  * has waited `waitLimitMs` (the connection wait, 2 s by default) fails as a pool timeout would,
  * a 503 the client may retry. Without it, a database that stopped answering drained the searches
  * waiting here only in rounds of timeouts. A group sent on may still wait in the pool's own queue
- * (behind a batch or an audit insert), so the longest wait is about twice the connection wait.
+ * (behind a batch's statement or audit insert), so the longest wait is about twice the connection wait.
  */
-export function createSearchCoalescer<R>(deps: {
+export function createSearchCoalescer<R, A = void>(deps: {
   inFlight: number;
   /** How long a search may wait for a statement slot; none on the embedded engine, whose pool waits without limit too. */
   waitLimitMs?: number | undefined;
-  /** The keys' searches in one statement (searchReportsMany), answers in the keys' order. */
-  run: (keys: SearchKey[]) => Promise<R[]>;
-}): SearchCoalescer<R> {
-  let waiting: Waiting<R>[] = [];
+  /** The keys' searches in one statement (searchReportsAudited), answers in the keys' order; `searches` are every search of the group, in order. */
+  run: (keys: SearchKey[], searches: GroupedSearch<A>[]) => Promise<R[]>;
+}): SearchCoalescer<R, A> {
+  let waiting: Waiting<R, A>[] = [];
   let running = 0;
   /** A pump is due at the end of this turn of the event loop (setImmediate), for the searches that arrived in it. */
   let pumpDue = false;
   let expiry: NodeJS.Timeout | undefined;
 
-  function takeGroup(): Waiting<R>[] {
-    const shape = shapeOf((waiting[0] as Waiting<R>).key);
-    const group: Waiting<R>[] = [];
-    const rest: Waiting<R>[] = [];
+  function takeGroup(): Waiting<R, A>[] {
+    const shape = shapeOf((waiting[0] as Waiting<R, A>).key);
+    const group: Waiting<R, A>[] = [];
+    const rest: Waiting<R, A>[] = [];
     for (const w of waiting) (group.length < MAX_GROUP && shapeOf(w.key) === shape ? group : rest).push(w);
     waiting = rest;
     return group;
   }
 
-  async function runGroup(group: Waiting<R>[]): Promise<void> {
+  async function runGroup(group: Waiting<R, A>[]): Promise<void> {
     try {
       // The same key searched twice at once (a hot identifier) is run once: same snapshot, same answer.
       const distinct = new Map<string, number>();
@@ -82,7 +91,10 @@ export function createSearchCoalescer<R>(deps: {
         }
         return slot;
       });
-      const results = await deps.run(keys);
+      const results = await deps.run(
+        keys,
+        group.map((w, n) => ({ slot: slots[n] as number, audit: w.audit })),
+      );
       group.forEach((w, n) => {
         w.resolve(results[slots[n] as number] as R);
       });
@@ -95,7 +107,7 @@ export function createSearchCoalescer<R>(deps: {
   /** Whether the oldest waiting search's shape has a full group waiting (takeGroup takes that shape only). */
   function fullGroupWaits(): boolean {
     if (waiting.length < MAX_GROUP) return false;
-    const shape = shapeOf((waiting[0] as Waiting<R>).key);
+    const shape = shapeOf((waiting[0] as Waiting<R, A>).key);
     let same = 0;
     for (const w of waiting) if (shapeOf(w.key) === shape && ++same >= MAX_GROUP) return true;
     return false;
@@ -120,7 +132,7 @@ export function createSearchCoalescer<R>(deps: {
   function scheduleExpiry(): void {
     const limit = deps.waitLimitMs;
     if (limit === undefined || expiry || !waiting.length) return;
-    const oldest = (waiting[0] as Waiting<R>).since;
+    const oldest = (waiting[0] as Waiting<R, A>).since;
     expiry = setTimeout(
       () => {
         expiry = undefined;
@@ -139,9 +151,9 @@ export function createSearchCoalescer<R>(deps: {
   }
 
   return {
-    search(key) {
+    search(key, audit) {
       return new Promise<R>((resolve, reject) => {
-        waiting.push({ key, since: performance.now(), resolve, reject });
+        waiting.push({ key, audit, since: performance.now(), resolve, reject });
         if (pumpDue) return;
         pumpDue = true;
         setImmediate(() => {

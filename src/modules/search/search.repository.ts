@@ -1,7 +1,8 @@
 import { CompiledQuery, type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { SearchKey } from '../../identifiers/sealed-identifiers.js';
-import { shapeOf } from './search-coalescer.js';
+import type { SearchAudit } from './search-audit.repository.js';
+import { type GroupedSearch, shapeOf } from './search-coalescer.js';
 import { type VerdictInput, verdictInputsSql, verdictOfInputs } from './verdict.js';
 
 const MAX_RESULTS = 100;
@@ -20,7 +21,8 @@ export interface SearchResult {
  * The whole search in one read-only statement and one round trip: find the company and public
  * reports through the blind index and build the answer's `data` as JSON text in PostgreSQL (Node
  * passes it through without parsing rows or serialising them again; the route puts the envelope
- * around it). The audit row is the caller's (search-audit-writer.ts writes them in groups).
+ * around it). The audit row is the caller's: searchReportsAudited writes it in the same statement,
+ * search-audit-writer.ts in groups for a batch's items.
  */
 export async function searchReports(
   db: Kysely<Database>,
@@ -66,6 +68,37 @@ export async function searchReportsMany(
   return results;
 }
 
+/**
+ * Single searches that share a statement (search-coalescer.ts), each with its own audit row: the
+ * statement of searchReportsMany, which also inserts one audit row per search (`searches`, several
+ * for a key searched several times at once) with the count it found. The row commits with the
+ * answer or not at all, without a statement of its own (decision 0097); the transaction does not
+ * wait for its WAL flush, as search audit rows never did (search-audit.repository.ts).
+ */
+export async function searchReportsAudited(
+  db: Kysely<Database>,
+  keys: readonly SearchKey[],
+  searches: readonly GroupedSearch<SearchAudit>[],
+  riskHalfLifeDays: number,
+): Promise<SearchResult[]> {
+  const first = keys[0];
+  if (!first) return [];
+  const shape = shapeOf(first);
+  if (keys.some((key) => shapeOf(key) !== shape)) throw new Error('searchReportsAudited takes keys of one shape (inShapeGroups)');
+  // A search naming no key would answer without a row (the insert joins on it); a key no search names would be searched for no one.
+  const named = new Set(searches.map(({ slot }) => slot));
+  if (named.size !== keys.length || searches.some(({ slot }) => !(Number.isInteger(slot) && slot >= 0 && slot < keys.length)))
+    throw new Error('searchReportsAudited takes searches that name every key, and only its keys');
+  const statement = compiledStatement(db, 'audited', first.column, first.indexes.length, 'whole');
+  const result = await db.executeQuery<SearchRow & { n: number }>(
+    CompiledQuery.raw(statement.sql, parametersOf(statement, { many: keys, searches })),
+  );
+  if (result.rows.length !== keys.length) throw new Error('search returned a row count other than its keys');
+  const results: SearchResult[] = new Array(keys.length);
+  for (const row of result.rows) results[row.n - 1] = resultOf(row, riskHalfLifeDays);
+  return results;
+}
+
 function resultOf(row: SearchRow, riskHalfLifeDays: number): SearchResult {
   return {
     body: setRiskLevel(row.body, new Date(Number(row.now_ms)), riskHalfLifeDays),
@@ -74,8 +107,10 @@ function resultOf(row: SearchRow, riskHalfLifeDays: number): SearchResult {
   };
 }
 
-/** A call's keys: the one of the single statement, or the many of the grouped one. */
-type SearchValues = { one: SearchKey; many?: undefined } | { one?: undefined; many: readonly SearchKey[] };
+/** A call's keys: the one of the single statement, or the many of the grouped one (with its searches' audits when it writes them). */
+type SearchValues =
+  | { one: SearchKey; many?: undefined; searches?: undefined }
+  | { one?: undefined; many: readonly SearchKey[]; searches?: readonly GroupedSearch<SearchAudit>[] };
 
 interface SearchRow {
   body: string;
@@ -93,7 +128,8 @@ class Slot {
 const parametersOf = (statement: CompiledQuery, values: SearchValues) =>
   statement.parameters.map((p) => (p instanceof Slot ? p.pick(values) : p));
 
-type Arity = 'one' | 'many';
+/** One key; many; many with an audit row per search written by the statement. */
+type Arity = 'one' | 'many' | 'audited';
 
 /**
  * What of the search's `data` is built: all of it, or (`summary`) the summary alone, with
@@ -121,7 +157,11 @@ function compiledStatement(
   let statement = compiled.get(shape);
   if (!statement) {
     statement = (
-      arity === 'one' ? buildSearchStatement(column, digestCount, 'one', part) : buildManyStatement(column, digestCount, part)
+      arity === 'one'
+        ? buildSearchStatement(column, digestCount, 'one', part)
+        : arity === 'many'
+          ? buildManyStatement(column, digestCount, part)
+          : buildAuditedStatement(column, digestCount)
     ).compile(db);
     compiled.set(shape, statement);
   }
@@ -134,16 +174,47 @@ function compiledStatement(
  * custom plan sized to its group (2 ms of planning for a 5 KB statement, every time), while hidden
  * they cost the same in every plan and the prepared statement settles on its generic plan.
  */
-function buildManyStatement(column: SearchKey['column'], digestCount: number, part: SearchPart) {
+function buildManyStatement(column: SearchKey['column'], digestCount: number, part: SearchPart, withKey = false) {
   const arrays = [
     sql`(select ${new Slot((v) => v.many?.map((k) => k.label))}::text[])`,
     ...Array.from({ length: digestCount }, (_, n) => sql`(select ${new Slot((v) => v.many?.map((k) => k.indexes[n]))}::bytea[])`),
   ];
   const columns = ['label', ...Array.from({ length: digestCount }, (_, n) => `d${n}`), 'n'].join(', ');
   return sql<SearchRow & { n: number }>`
-    select k.n::int as n, s.body, s.now_ms, s.result_count, s.has_attachments
+    select k.n::int as n, s.body, s.now_ms, s.result_count, s.has_attachments${withKey ? sql`, k.label, k.d0 as digest` : sql``}
     from unnest(${sql.join(arrays)}) with ordinality as k(${sql.raw(columns)})
     cross join lateral (${buildSearchStatement(column, digestCount, 'many', part)}) as s`;
+}
+
+/**
+ * buildManyStatement's searches, and one audit row per search, in one statement. The rows come as
+ * JSON text (one parameter both drivers pass alike), each naming its key's place `n`; label,
+ * digest and count are the key's and its answer's.
+ */
+function buildAuditedStatement(column: SearchKey['column'], digestCount: number) {
+  const searches = new Slot((v) =>
+    JSON.stringify(
+      (v.searches ?? []).map(({ slot, audit }) => ({
+        n: slot + 1,
+        company_id: audit.companyId,
+        operator_id: audit.operatorId,
+        key_id: audit.keyId,
+        user_id: audit.userId,
+        request_id: audit.requestId,
+      })),
+    ),
+  );
+  return sql<SearchRow & { n: number }>`
+    with found as (${buildManyStatement(column, digestCount, 'whole', true)}), audited as (
+      insert into audit_events (company_id, operator_id, key_id, user_id, action, label, blind_index, result_count, request_id)
+      select a.company_id, a.operator_id, a.key_id, a.user_id, 'search', f.label, f.digest, f.result_count, a.request_id
+      from json_to_recordset((select ${searches}::json))
+          as a(n int, company_id uuid, operator_id uuid, key_id uuid, user_id uuid, request_id text)
+        join found f on f.n = a.n,
+        -- This statement's transaction commits without waiting for its WAL flush.
+        (select set_config('synchronous_commit', 'off', true)) as async_commit
+    )
+    select n, body, now_ms, result_count, has_attachments from found`;
 }
 
 /** The search of one key: from the statement's parameters, or (`many`) from the row `k` of buildManyStatement. */

@@ -8,7 +8,7 @@ import type { IdentifierLabel } from '../../identifiers/normalize.js';
 import type { SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import type { ReportAttachments } from '../uploads/attachments.js';
 import { type BatchKey, findMatchesAuditingMisses } from './batch.repository.js';
-import { type SearchResult, searchReportsMany } from './search.repository.js';
+import { type SearchResult, searchReportsAudited, searchReportsMany } from './search.repository.js';
 import { withSignedAttachments } from './search-attachments.js';
 import type { SearchAudit } from './search-audit.repository.js';
 import { createSearchAuditWriter } from './search-audit-writer.js';
@@ -52,17 +52,31 @@ export function createSearchService(deps: {
     requestId,
   });
 
-  const audits = createSearchAuditWriter(deps.db, deps.asyncCommits);
+  const batchAudits = createSearchAuditWriter(deps.db, deps.asyncCommits);
 
-  const runMany = (keys: BatchKey['key'][]) => searchReportsMany(deps.db, keys, deps.riskHalfLifeDays);
-  const coalescer = createSearchCoalescer({ inFlight: deps.searchesInFlight, waitLimitMs: deps.searchWaitLimitMs, run: runMany });
+  const runBatchGroup = (keys: BatchKey['key'][]) => searchReportsMany(deps.db, keys, deps.riskHalfLifeDays);
+  // Single searches: the statement that answers them writes their audit rows too (decision 0097).
+  const coalescer = createSearchCoalescer<SearchResult, SearchAudit>({
+    inFlight: deps.searchesInFlight,
+    waitLimitMs: deps.searchWaitLimitMs,
+    run: async (keys, searches) => {
+      try {
+        return await searchReportsAudited(deps.db, keys, searches, deps.riskHalfLifeDays);
+      } finally {
+        // Also when reading the answers failed after the statement committed: its rows wait for a WAL flush.
+        deps.asyncCommits.note();
+      }
+    },
+  });
 
-  /** A full search's answer, given only once its audit row is written. */
-  async function answer(key: BatchKey['key'], found: SearchResult, audit: SearchAudit): Promise<string> {
-    const { body, hasAttachments, resultCount } = found;
-    await audits.write({ ...audit, label: key.label, blindIndex: key.indexes[0] as Buffer, resultCount });
-    // Links to evidence are signed per response, which PostgreSQL cannot do: only then is the body re-parsed.
-    return hasAttachments ? withSignedAttachments(body, deps.attachments.links) : body;
+  /** Links to evidence are signed per response, which PostgreSQL cannot do: only then is the body re-parsed. */
+  const withLinks = ({ body, hasAttachments }: SearchResult) =>
+    hasAttachments ? withSignedAttachments(body, deps.attachments.links) : body;
+
+  /** A batch item's answer, given only once its audit row is written. */
+  async function answerBatchItem(key: BatchKey['key'], found: SearchResult, audit: SearchAudit): Promise<string> {
+    await batchAudits.write({ ...audit, label: key.label, blindIndex: key.indexes[0] as Buffer, resultCount: found.resultCount });
+    return withLinks(found);
   }
 
   /** What a search that matches nothing answers, word for word (test/search.batch.test.ts compares them). */
@@ -87,7 +101,7 @@ export function createSearchService(deps: {
     async search(principal: Principal, requestId: string, label: IdentifierLabel, value: string): Promise<string> {
       const found = deps.identifiers.searchKey(label, value);
       if (!found.ok) throw AppError.validation([{ field: 'value', message: found.message }]);
-      return answer(found.key, await coalescer.search(found.key), auditOf(principal, requestId));
+      return withLinks(await coalescer.search(found.key, auditOf(principal, requestId)));
     },
 
     /**
@@ -114,10 +128,10 @@ export function createSearchService(deps: {
       for (let start = 0; start < groups.length; start += deps.batchConcurrency) {
         await Promise.all(
           groups.slice(start, start + deps.batchConcurrency).map(async (group) => {
-            const found = await runMany(group.map((hit) => hit.key));
+            const found = await runBatchGroup(group.map((hit) => hit.key));
             await Promise.all(
               group.map(async ({ n, key }, at) => {
-                results[n] = await answer(key, found[at] as SearchResult, audit);
+                results[n] = await answerBatchItem(key, found[at] as SearchResult, audit);
               }),
             );
           }),
