@@ -1,7 +1,8 @@
 import { CompiledQuery, type Kysely, sql } from 'kysely';
+import { ASYNC_COMMIT } from '../../db/async-commit.js';
 import type { Database } from '../../db/schema.js';
 import type { SearchKey } from '../../identifiers/sealed-identifiers.js';
-import type { SearchAudit } from './search-audit.repository.js';
+import { AUDIT_RECORD_COLUMNS, auditRecordOf, type SearchAudit } from './search-audit.repository.js';
 import { type GroupedSearch, shapeOf } from './search-coalescer.js';
 import { type VerdictInput, verdictInputsSql, verdictOfInputs } from './verdict.js';
 
@@ -193,26 +194,15 @@ function buildManyStatement(column: SearchKey['column'], digestCount: number, pa
  */
 function buildAuditedStatement(column: SearchKey['column'], digestCount: number) {
   const searches = new Slot((v) =>
-    JSON.stringify(
-      (v.searches ?? []).map(({ slot, audit }) => ({
-        n: slot + 1,
-        company_id: audit.companyId,
-        operator_id: audit.operatorId,
-        key_id: audit.keyId,
-        user_id: audit.userId,
-        request_id: audit.requestId,
-      })),
-    ),
+    JSON.stringify((v.searches ?? []).map(({ slot, audit }) => ({ n: slot + 1, ...auditRecordOf(audit) }))),
   );
   return sql<SearchRow & { n: number }>`
     with found as (${buildManyStatement(column, digestCount, 'whole', true)}), audited as (
       insert into audit_events (company_id, operator_id, key_id, user_id, action, label, blind_index, result_count, request_id)
       select a.company_id, a.operator_id, a.key_id, a.user_id, 'search', f.label, f.digest, f.result_count, a.request_id
-      from json_to_recordset((select ${searches}::json))
-          as a(n int, company_id uuid, operator_id uuid, key_id uuid, user_id uuid, request_id text)
+      from json_to_recordset((select ${searches}::json)) as a(n int, ${AUDIT_RECORD_COLUMNS})
         join found f on f.n = a.n,
-        -- This statement's transaction commits without waiting for its WAL flush.
-        (select set_config('synchronous_commit', 'off', true)) as async_commit
+        ${ASYNC_COMMIT}
     )
     select n, body, now_ms, result_count, has_attachments from found`;
 }

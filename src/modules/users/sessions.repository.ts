@@ -1,4 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { ASYNC_COMMIT } from '../../db/async-commit.js';
 import type { CompanyStatus, CompanyUserRole, Database, OperatorUserRole, UserStatus } from '../../db/schema.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -27,7 +28,6 @@ export interface SessionAuthRow {
  * loop, which under 10 sign-ins a second held up every search. A crash can lose a session that is
  * under a second old — its user signs in again. Ending sessions stays synchronous.
  */
-const ASYNC_COMMIT = sql`(select set_config('synchronous_commit', 'off', true)) as async_commit`;
 
 export async function insertSession(
   db: Db,
