@@ -1,5 +1,4 @@
-import { type Readable, Transform } from 'node:stream';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Readable } from 'node:stream';
 import { Parser } from 'csv-parse';
 import type { SealContext } from '../../crypto/keyring.js';
 
@@ -24,13 +23,6 @@ export const rowContext = (companyId: string, jobId: string): SealContext => ({
 
 /** The file did not arrive whole: the upload broke off, or it was over the size limit. */
 export class BrokenFileError extends Error {}
-
-/**
- * Bytes of the file parsed in one turn of the event loop (about 200 rows, half a millisecond). The
- * socket hands over up to 64 KB at a time, whose parsing in one go held the loop for several
- * milliseconds: searches served by the process an upload came to waited behind it.
- */
-const SLICE_BYTES = 8192;
 
 /** The largest file taken: ten million rows of a long e-mail address and reference fit. */
 export const MAX_FILE_BYTES = 2 * 1024 ** 3;
@@ -62,15 +54,10 @@ export async function* readChunks(file: Readable): AsyncGenerator<FileChunk> {
     // The code only: csv-parse's message quotes the value.
     rejected.push({ line: err.lines ?? 0, message: `is not valid CSV (${err.code ?? 'unreadable'})` });
   });
-  const slices = inSlices(SLICE_BYTES);
-  const stopReading = () => {
-    file.unpipe(slices);
-    slices.unpipe(parser);
-  };
   let broken: BrokenFileError | undefined;
   const breakOff = (reason: string) => {
     broken ??= new BrokenFileError(reason);
-    stopReading();
+    file.unpipe(parser);
     if (!parser.writableEnded) parser.end();
   };
   file.on('error', () => breakOff('The upload broke off before the end of the file'));
@@ -80,7 +67,7 @@ export async function* readChunks(file: Readable): AsyncGenerator<FileChunk> {
     if (!file.readableEnded) breakOff('The upload broke off before the end of the file');
   });
   if (file.destroyed) breakOff('The upload broke off before the end of the file');
-  else file.pipe(slices).pipe(parser);
+  else file.pipe(parser);
 
   let rows: ChunkRow[] = [];
   let count = 0;
@@ -90,7 +77,7 @@ export async function* readChunks(file: Readable): AsyncGenerator<FileChunk> {
         line,
         message: `is past the ${MAX_SCREENING_ROWS.toLocaleString('en')}-row limit; the rest was not read`,
       });
-      stopReading();
+      file.unpipe(parser);
       file.resume();
       break;
     }
@@ -104,19 +91,6 @@ export async function* readChunks(file: Readable): AsyncGenerator<FileChunk> {
   }
   if (broken) throw broken;
   if (rows.length + rejected.length > 0) yield { rows, rejected };
-}
-
-/** The stream's pieces cut to `bytes` each, passed on a turn of the event loop apart. */
-function inSlices(bytes: number): Transform {
-  return new Transform({
-    async transform(piece: Buffer, _encoding, done) {
-      for (let at = 0; at < piece.length; at += bytes) {
-        if (at > 0) await nextTurn();
-        this.push(piece.subarray(at, at + bytes));
-      }
-      done();
-    },
-  });
 }
 
 /** A record and the line it ends on; its fields are label, value and ref, any of them missing. */

@@ -3,7 +3,6 @@ import type { Kysely } from 'kysely';
 import type { Keyring } from '../../crypto/keyring.js';
 import type { Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
-import { createLoopShare } from '../../jobs/loop-share.js';
 import { BrokenFileError, chunkContext, csvField, readChunks, rowContext } from './screening-file.js';
 import {
   errorsAfter,
@@ -81,12 +80,6 @@ export const MATCHES_HEADER = [
   'last_reported_at',
 ];
 const PAGE = 1000;
-/**
- * The share of its process's event loop a file being read may keep busy, with the requests the
- * process serves meanwhile (src/jobs/loop-share.ts, decision 0098): read at full speed, the file
- * took the loop from the searches that process served.
- */
-const UPLOAD_LOOP_SHARE = 0.5;
 
 /**
  * Screening a whole customer file: the upload is stored sealed in chunks as it arrives (never held
@@ -124,14 +117,11 @@ export function createScreeningsService(deps: { db: Kysely<Database>; keyring: P
      */
     async receive(job: JobView, companyId: string, file: Readable): Promise<JobView> {
       let seq = 0;
-      const share = createLoopShare(UPLOAD_LOOP_SHARE);
       try {
         for await (const chunk of readChunks(file)) {
           const token = chunk.rows.length ? keyring.seal(JSON.stringify(chunk.rows), chunkContext(companyId, job.id, seq)) : '';
           await insertChunk(db, { jobId: job.id, seq, rows: chunk.rows.length, token }, chunk.rejected);
           if (chunk.rows.length) seq++;
-          // The file is not read meanwhile: the socket holds the client back.
-          await share.rest();
         }
       } catch (err) {
         // Whatever stopped the upload, the job ends with it: half a file is never screened as a whole one.
