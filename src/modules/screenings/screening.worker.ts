@@ -8,6 +8,7 @@ import type { AsyncCommits } from '../../db/wal-flusher.js';
 import { IDENTIFIER_LABELS } from '../../identifiers/labels.js';
 import type { IdentifierLabel } from '../../identifiers/normalize.js';
 import type { SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
+import { createLoopShare } from '../../jobs/loop-share.js';
 import { type BatchKey, matchingPositions } from '../search/batch.repository.js';
 import { type SearchResult, searchReportsMany } from '../search/search.repository.js';
 import { inShapeGroups } from '../search/search-coalescer.js';
@@ -45,6 +46,13 @@ const WORK_BETWEEN_TURNS_MS = 2;
  * of 79–84 s. A third made it 1.67× and 116 s, too close to the two minutes the job may take.
  */
 const REST_PER_BUSY = 1 / 5;
+/**
+ * Beyond that rest, the worker waits after each chunk until its process's event loop has been at
+ * most this busy since the previous chunk, the requests it served meanwhile counted
+ * (src/jobs/loop-share.ts, decision 0098): a job beside a full load of searches slows down, a job
+ * alone does not (its own work keeps the loop about 40% busy).
+ */
+const LOOP_SHARE = 0.7;
 
 /** The search summary's figures a match keeps (the row's line and sealed value are the worker's). */
 type Summary = Omit<ScreenedMatch, 'line' | 'rowToken'>;
@@ -149,6 +157,7 @@ export function createScreeningWorker(deps: {
       const job = await claimJob(db, owner, LEASE_MS, onlyJobId);
       if (!job) return 0;
       const started = Date.now();
+      const share = createLoopShare(LOOP_SHARE);
       let screened = 0;
       try {
         const last = Math.min(job.chunks, job.next_chunk + maxChunks);
@@ -166,7 +175,10 @@ export function createScreeningWorker(deps: {
           if (n < 0) return screened; // the lease was lost to another worker
           screened += n;
           // No rest after the turn's last chunk: the job is released at once.
-          if (seq + 1 < last && Date.now() - started < TURN_MS) await sleep((performance.now() - chunkStarted) * REST_PER_BUSY);
+          if (seq + 1 < last && Date.now() - started < TURN_MS) {
+            await sleep((performance.now() - chunkStarted) * REST_PER_BUSY);
+            await share.rest();
+          }
         }
       } finally {
         await releaseJob(db, job.id, owner);
