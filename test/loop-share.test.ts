@@ -10,32 +10,52 @@ function holdLoop(ms: number): void {
   }
 }
 
+async function timed(work: Promise<void>): Promise<number> {
+  const started = performance.now();
+  await work;
+  return performance.now() - started;
+}
+
 describe('a share of the event loop for bulk work', () => {
-  it('rests after work that kept the loop busy, long enough to bring it back to its share', async () => {
-    const share = createLoopShare(0.5);
-    holdLoop(40);
-    const started = performance.now();
-    await share.rest();
-    // 40 ms busy at a share of one half: about 40 ms of rest.
-    expect(performance.now() - started).toBeGreaterThanOrEqual(30);
+  it('waits for what a piece took beyond its share of the loop', async () => {
+    const share = createLoopShare(0.8);
+    holdLoop(80);
+    // 80 ms busy at a share of 0.8 makes a stretch of 100 ms: 20 ms more (100 if the time already
+    // passed were not counted).
+    const waited = await timed(share.rest());
+    expect(waited).toBeGreaterThanOrEqual(15);
+    expect(waited).toBeLessThan(90);
   });
 
-  it('does not rest when the loop was mostly idle since the last piece', async () => {
+  it('does not wait when the loop was idle enough since the last piece', async () => {
     const share = createLoopShare(0.5);
     await sleep(80);
-    holdLoop(10);
-    const started = performance.now();
-    await share.rest();
-    expect(performance.now() - started).toBeLessThan(25);
+    holdLoop(30);
+    // 30 ms busy in 110: under half (30 ms of waiting if the idle time were not counted).
+    expect(await timed(share.rest())).toBeLessThan(20);
   });
 
-  it('never rests longer than a quarter of a second', async () => {
-    const share = createLoopShare(0.1);
+  it('counts its previous wait as idle time in the next stretch', async () => {
+    const share = createLoopShare(0.5);
+    holdLoop(40);
+    expect(await timed(share.rest())).toBeGreaterThanOrEqual(30);
+    holdLoop(40);
+    // 40 ms of waiting and 40 busy: already half.
+    expect(await timed(share.rest())).toBeLessThan(20);
+  });
+
+  it('never waits longer than a quarter of a second', async () => {
+    const share = createLoopShare(0.05);
     holdLoop(100);
-    const started = performance.now();
-    await share.rest();
-    // 100 ms at a share of a tenth would be 900 ms of rest.
-    expect(performance.now() - started).toBeGreaterThanOrEqual(240);
-    expect(performance.now() - started).toBeLessThan(400);
+    // 100 ms at a share of a twentieth would be 1,900 ms.
+    const waited = await timed(share.rest());
+    expect(waited).toBeGreaterThanOrEqual(240);
+    expect(waited).toBeLessThan(1000);
+  });
+
+  it('refuses a share outside (0, 1]', () => {
+    expect(() => createLoopShare(0)).toThrow(RangeError);
+    expect(() => createLoopShare(Number.NaN)).toThrow(RangeError);
+    expect(() => createLoopShare(1.5)).toThrow(RangeError);
   });
 });

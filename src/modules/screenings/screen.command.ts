@@ -81,6 +81,8 @@ async function inProcess(config: Config, file: string, options: ScreenOptions, f
       identifiers: createSealedIdentifiers({ crypto, banks: shippedBankDirectory() }),
       asyncCommits: database.asyncCommits,
       riskHalfLifeDays: config.riskHalfLifeDays,
+      // This process serves no one: its job never waits for its own upload's share of the loop.
+      loopShare: 1,
     });
     const job = await screenings.create({ companyId, keyId: null, userId: null });
     const progress = showProgress(options.json === true);

@@ -47,12 +47,12 @@ const WORK_BETWEEN_TURNS_MS = 2;
  */
 const REST_PER_BUSY = 1 / 5;
 /**
- * Beyond that rest, the worker waits after each chunk until its process's event loop has been at
- * most this busy since the previous chunk, the requests it served meanwhile counted
- * (src/jobs/loop-share.ts, decision 0098): a job beside a full load of searches slows down, a job
- * alone does not (its own work keeps the loop about 40% busy).
+ * Beyond that rest, a worker that serves requests waits after each chunk until its process's
+ * event loop has been at most this busy since its previous wait began, the requests served
+ * meanwhile counted (src/jobs/loop-share.ts, decision 0098): beside a full load of searches the
+ * job slows down, alone on a server it does not.
  */
-const LOOP_SHARE = 0.7;
+export const SERVING_LOOP_SHARE = 0.7;
 
 /** The search summary's figures a match keeps (the row's line and sealed value are the worker's). */
 type Summary = Omit<ScreenedMatch, 'line' | 'rowToken'>;
@@ -70,6 +70,8 @@ export function createScreeningWorker(deps: {
   identifiers: Pick<SealedIdentifiers, 'searchKey'>;
   asyncCommits: Pick<AsyncCommits, 'note'>;
   riskHalfLifeDays: number;
+  /** The share of the event loop to keep (SERVING_LOOP_SHARE); 1, never waiting, where nothing else is served (the CLI). */
+  loopShare: number;
 }) {
   const { db, keyring, identifiers } = deps;
 
@@ -157,7 +159,7 @@ export function createScreeningWorker(deps: {
       const job = await claimJob(db, owner, LEASE_MS, onlyJobId);
       if (!job) return 0;
       const started = Date.now();
-      const share = createLoopShare(LOOP_SHARE);
+      const share = createLoopShare(deps.loopShare);
       let screened = 0;
       try {
         const last = Math.min(job.chunks, job.next_chunk + maxChunks);

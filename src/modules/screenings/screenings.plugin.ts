@@ -7,7 +7,7 @@ import type { AsyncCommits } from '../../db/wal-flusher.js';
 import { shippedBankDirectory } from '../../identifiers/normalize.js';
 import { createSealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import { pollWhileBusy } from '../../jobs/poller.js';
-import { createScreeningWorker, type ScreeningWorker } from './screening.worker.js';
+import { createScreeningWorker, type ScreeningWorker, SERVING_LOOP_SHARE } from './screening.worker.js';
 import { releaseAllLeases } from './screenings.repository.js';
 import { screeningRoutes } from './screenings.routes.js';
 import { createScreeningsService } from './screenings.service.js';
@@ -42,6 +42,7 @@ export async function registerScreenings(
     identifiers: createSealedIdentifiers({ crypto, banks: shippedBankDirectory() }),
     asyncCommits: deps.asyncCommits,
     riskHalfLifeDays: deps.riskHalfLifeDays,
+    loopShare: SERVING_LOOP_SHARE,
   });
   app.decorate('screenings', worker);
   // Embedded: this process holds the data directory alone, so a lease still set was left by one
