@@ -308,7 +308,8 @@ function printScreening(r) {
     `\nscreen: ${r.rows.toLocaleString()} rows in ${r.seconds.toFixed(1)} s (upload done at ${r.uploadedSeconds.toFixed(1)} s), ` +
       `${Math.round(r.rowsPerSecond).toLocaleString()} rows/s; ${r.matches.toLocaleString()} matched, ${r.errors.toLocaleString()} rejected\n` +
       `  service RSS peak during the job: ${mb(r.rssPeak)}\n` +
-      `  single searches (search mix, 10 connections): alone ${Math.round(r.searchAlone.requestsPerSecond)}/s p99 ${r.searchAlone.p99.toFixed(1)} ms; ` +
+      `  single searches (search mix, 10 connections): alone ${Math.round(r.searchAlone.requestsPerSecond)}/s p99 ${r.searchAlone.p99.toFixed(1)} ms ` +
+      `(before the job ${r.searchAlone.p99Before.toFixed(1)}, after ${r.searchAlone.p99After.toFixed(1)}); ` +
       `beside the job ${Math.round(r.searchBeside.requestsPerSecond)}/s p99 ${r.searchBeside.p99.toFixed(1)} ms ` +
       `(${(r.searchBeside.p99 / r.searchAlone.p99).toFixed(2)}× alone; worst 5-s slice ${r.searchBeside.worstSliceP99.toFixed(1)} ms)\n` +
       `  their p99 by 5-s slice: ${r.searchBeside.sliceP99s.map((p99) => p99.toFixed(0)).join(' ')} ms`,

@@ -53,6 +53,16 @@ describe('a share of the event loop for bulk work', () => {
     expect(waited).toBeLessThan(1000);
   });
 
+  it("keeps to the caller's longest wait (an upload within its request's time limit)", async () => {
+    const share = createLoopShare(0.05, 50);
+    holdLoop(100);
+    const waited = await timed(share.rest());
+    expect(waited).toBeGreaterThanOrEqual(45);
+    expect(waited).toBeLessThan(200);
+    expect(() => createLoopShare(0.5, -1)).toThrow(RangeError);
+    expect(() => createLoopShare(0.5, Number.NaN)).toThrow(RangeError);
+  });
+
   it('refuses a share outside (0, 1]', () => {
     expect(() => createLoopShare(0)).toThrow(RangeError);
     expect(() => createLoopShare(Number.NaN)).toThrow(RangeError);

@@ -1,12 +1,19 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** A wait is never longer than this: the job's lease (15 s) stays well alive. */
+/** A wait is never longer than this unless asked: a screening job's lease (15 s) stays well alive. */
 const MAX_REST_MS = 250;
 
 /**
+ * The share of a serving process's event loop that bulk work in it may keep busy (a screening
+ * job's chunks, a customer file's upload), the requests it serves counted: beside a full load of
+ * searches the work slows down, alone it does not (decisions 0098 and 0099).
+ */
+export const SERVING_LOOP_SHARE = 0.7;
+
+/**
  * Paces bulk work that shares a serving process's event loop with requests (a screening job's
- * chunks): `rest()`, called between two pieces of the work, waits until the loop has been at most
+ * chunks, a customer file's upload): `rest()`, called between two pieces of the work, waits until the loop has been at most
  * `busyShare` busy since the previous `rest()` began — the work's own time, the previous wait and
  * the requests served meanwhile together. Requests never wait for it: they are served while the
  * work waits, so the more the process serves, the slower the work.
@@ -19,8 +26,9 @@ const MAX_REST_MS = 250;
  * Why the loop and not a fixed pace: how busy the loop is already counts the load the process
  * carries and what the machine gives it, so the same rule holds on a slow machine and a fast one.
  */
-export function createLoopShare(busyShare: number) {
+export function createLoopShare(busyShare: number, maxRestMs = MAX_REST_MS) {
   if (!(busyShare > 0 && busyShare <= 1)) throw new RangeError(`busyShare must be in (0, 1], not ${busyShare}`);
+  if (!(maxRestMs >= 0)) throw new RangeError(`maxRestMs must be 0 or more, not ${maxRestMs}`);
   let since = performance.eventLoopUtilization();
   return {
     async rest(): Promise<void> {
@@ -29,7 +37,7 @@ export function createLoopShare(busyShare: number) {
       const stretch = performance.eventLoopUtilization(now, since);
       since = now;
       const restMs = stretch.active / busyShare - (stretch.active + stretch.idle);
-      if (restMs >= 1) await sleep(Math.min(restMs, MAX_REST_MS));
+      if (restMs >= 1) await sleep(Math.min(restMs, maxRestMs));
     },
   };
 }

@@ -74,14 +74,14 @@ async function inProcess(config: Config, file: string, options: ScreenOptions, f
     await migrateToLatest(database.db);
     const crypto = await loadCrypto({ db: database.db, config, engine: database.engine });
     const companyId = await createScreeningsAdmin({ db: database.db, keyring: crypto.keyring }).activeCompany(options.company);
-    const screenings = createScreeningsService({ db: database.db, keyring: crypto.keyring });
+    // This process serves no one: neither the upload nor the job waits for a share of the loop.
+    const screenings = createScreeningsService({ db: database.db, keyring: crypto.keyring, loopShare: 1 });
     const worker = createScreeningWorker({
       db: database.db,
       keyring: crypto.keyring,
       identifiers: createSealedIdentifiers({ crypto, banks: shippedBankDirectory() }),
       asyncCommits: database.asyncCommits,
       riskHalfLifeDays: config.riskHalfLifeDays,
-      // This process serves no one: its job never waits for its own upload's share of the loop.
       loopShare: 1,
     });
     const job = await screenings.create({ companyId, keyId: null, userId: null });

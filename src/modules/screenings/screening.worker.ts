@@ -46,13 +46,6 @@ const WORK_BETWEEN_TURNS_MS = 2;
  * of 79–84 s. A third made it 1.67× and 116 s, too close to the two minutes the job may take.
  */
 const REST_PER_BUSY = 1 / 5;
-/**
- * Beyond that rest, a worker that serves requests waits after each chunk until its process's
- * event loop has been at most this busy since its previous wait began, the requests served
- * meanwhile counted (src/jobs/loop-share.ts, decision 0098): beside a full load of searches the
- * job slows down, alone on a server it does not.
- */
-export const SERVING_LOOP_SHARE = 0.7;
 
 /** The search summary's figures a match keeps (the row's line and sealed value are the worker's). */
 type Summary = Omit<ScreenedMatch, 'line' | 'rowToken'>;
@@ -70,7 +63,11 @@ export function createScreeningWorker(deps: {
   identifiers: Pick<SealedIdentifiers, 'searchKey'>;
   asyncCommits: Pick<AsyncCommits, 'note'>;
   riskHalfLifeDays: number;
-  /** The share of the event loop to keep (SERVING_LOOP_SHARE); 1, never waiting, where nothing else is served (the CLI). */
+  /**
+   * Beyond the fixed rest, a worker that serves requests waits after each chunk until its process's
+   * event loop has been at most this busy since its previous wait began (SERVING_LOOP_SHARE,
+   * src/jobs/loop-share.ts, decision 0098); 1, never waiting, where nothing else is served (the CLI).
+   */
   loopShare: number;
 }) {
   const { db, keyring, identifiers } = deps;

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Keyring } from '../../crypto/keyring.js';
 import type { Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
+import { SERVING_LOOP_SHARE } from '../../jobs/loop-share.js';
 import { isUuid } from '../ids.js';
 import { createScreeningsService, type JobView } from './screenings.service.js';
 
@@ -28,7 +29,8 @@ export function createScreeningsAdmin(deps: {
   keyring: Pick<Keyring, 'seal' | 'open'>;
   log?: { warn(obj: object, msg: string): void };
 }) {
-  const screenings = createScreeningsService(deps);
+  // The file is read in the process that serves requests (the control socket's): it keeps to its share.
+  const screenings = createScreeningsService({ ...deps, loopShare: SERVING_LOOP_SHARE });
 
   async function activeCompany(companyId: string): Promise<string> {
     const company = isUuid(companyId)

@@ -6,8 +6,9 @@ import type { Database } from '../../db/schema.js';
 import type { AsyncCommits } from '../../db/wal-flusher.js';
 import { shippedBankDirectory } from '../../identifiers/normalize.js';
 import { createSealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
+import { SERVING_LOOP_SHARE } from '../../jobs/loop-share.js';
 import { pollWhileBusy } from '../../jobs/poller.js';
-import { createScreeningWorker, type ScreeningWorker, SERVING_LOOP_SHARE } from './screening.worker.js';
+import { createScreeningWorker, type ScreeningWorker } from './screening.worker.js';
 import { releaseAllLeases } from './screenings.repository.js';
 import { screeningRoutes } from './screenings.routes.js';
 import { createScreeningsService } from './screenings.service.js';
@@ -35,7 +36,9 @@ export async function registerScreenings(
   },
 ): Promise<ScreeningWorker> {
   const { db, crypto } = deps;
-  await app.register(screeningRoutes, { screenings: createScreeningsService({ db, keyring: crypto.keyring }) });
+  await app.register(screeningRoutes, {
+    screenings: createScreeningsService({ db, keyring: crypto.keyring, loopShare: SERVING_LOOP_SHARE }),
+  });
   const worker = createScreeningWorker({
     db,
     keyring: crypto.keyring,

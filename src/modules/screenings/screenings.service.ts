@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Keyring } from '../../crypto/keyring.js';
 import type { Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
+import { createLoopShare } from '../../jobs/loop-share.js';
 import { BrokenFileError, chunkContext, csvField, readChunks, rowContext } from './screening-file.js';
 import {
   errorsAfter,
@@ -80,13 +81,28 @@ export const MATCHES_HEADER = [
   'last_reported_at',
 ];
 const PAGE = 1000;
+/**
+ * The longest an upload waits between two chunks for its process's requests: the whole file must
+ * be in within the request's time limit (10 minutes), so even a process kept busy by requests
+ * stores a 10,000,000-row file's 5,000 chunks with at most about 4 minutes of waits.
+ */
+const UPLOAD_MAX_REST_MS = 50;
 
 /**
  * Screening a whole customer file: the upload is stored sealed in chunks as it arrives (never held
  * whole), the screening worker (screening.worker.ts) screens them, and the results are read back as
  * CSV files. Another company's job is exactly the 404 of a random id.
  */
-export function createScreeningsService(deps: { db: Kysely<Database>; keyring: Pick<Keyring, 'seal' | 'open'> }) {
+export function createScreeningsService(deps: {
+  db: Kysely<Database>;
+  keyring: Pick<Keyring, 'seal' | 'open'>;
+  /**
+   * The share of the event loop an upload keeps busy, the requests its process serves counted
+   * (SERVING_LOOP_SHARE, decision 0099): parsing and sealing a file otherwise holds the loop for
+   * 10–20 ms at a time; 1, never waiting, where nothing else is served (the CLI).
+   */
+  loopShare: number;
+}) {
   const { db, keyring } = deps;
 
   async function own(companyId: string, id: string): Promise<JobRow> {
@@ -117,11 +133,14 @@ export function createScreeningsService(deps: { db: Kysely<Database>; keyring: P
      */
     async receive(job: JobView, companyId: string, file: Readable): Promise<JobView> {
       let seq = 0;
+      const share = createLoopShare(deps.loopShare, UPLOAD_MAX_REST_MS);
       try {
         for await (const chunk of readChunks(file)) {
           const token = chunk.rows.length ? keyring.seal(JSON.stringify(chunk.rows), chunkContext(companyId, job.id, seq)) : '';
           await insertChunk(db, { jobId: job.id, seq, rows: chunk.rows.length, token }, chunk.rejected);
           if (chunk.rows.length) seq++;
+          // The file waits in the socket meanwhile (the stream is not read): the searches go first.
+          await share.rest();
         }
       } catch (err) {
         // Whatever stopped the upload, the job ends with it: half a file is never screened as a whole one.
