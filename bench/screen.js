@@ -56,7 +56,8 @@ export async function measureScreening({ service, apiKey, cacheDir, cacheKey, ro
   process.stderr.write(`  screen: ${rows.toLocaleString()} rows (${sizeMb.toFixed(0)} MB); searches alone first ...\n`);
   // Single searches alone, at the connections a teller's desk and a payment switch might use beside
   // a job: before it and again after it, as the ceiling is, because this kind of machine drifts
-  // (one 10-s measurement's p99 moved between 8.5 and 13.6 ms from run to run of the same build).
+  // (one 10-s measurement's p99 moved between 8.5 and 13.6 ms from run to run of the same build
+  // on one day, 8.5–18.2 ms on another).
   const aloneRun = () =>
     measure({ baseUrl: service.baseUrl, request: search, connections, duration, warmup: 1, keepLatencies: true });
   const aloneBefore = await aloneRun();

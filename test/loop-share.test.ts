@@ -59,6 +59,7 @@ describe('a share of the event loop for bulk work', () => {
     const waited = await timed(share.rest());
     expect(waited).toBeGreaterThanOrEqual(45);
     expect(waited).toBeLessThan(200);
+    expect(() => createLoopShare(0.5, 0)).toThrow(RangeError);
     expect(() => createLoopShare(0.5, -1)).toThrow(RangeError);
     expect(() => createLoopShare(0.5, Number.NaN)).toThrow(RangeError);
   });

@@ -7,7 +7,8 @@ const MAX_REST_MS = 250;
 /**
  * The share of a serving process's event loop that bulk work in it may keep busy (a screening
  * job's chunks, a customer file's upload), the requests it serves counted: beside a full load of
- * searches the work slows down, alone it does not (decisions 0098 and 0099).
+ * searches the work slows down; alone it slows only as far as its own part of the loop passes the
+ * share (decisions 0098 and 0099).
  */
 export const SERVING_LOOP_SHARE = 0.7;
 
@@ -28,7 +29,7 @@ export const SERVING_LOOP_SHARE = 0.7;
  */
 export function createLoopShare(busyShare: number, maxRestMs = MAX_REST_MS) {
   if (!(busyShare > 0 && busyShare <= 1)) throw new RangeError(`busyShare must be in (0, 1], not ${busyShare}`);
-  if (!(maxRestMs >= 0)) throw new RangeError(`maxRestMs must be 0 or more, not ${maxRestMs}`);
+  if (!(maxRestMs > 0)) throw new RangeError(`maxRestMs must be more than 0, not ${maxRestMs}`);
   let since = performance.eventLoopUtilization();
   return {
     async rest(): Promise<void> {

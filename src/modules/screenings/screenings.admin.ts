@@ -29,7 +29,8 @@ export function createScreeningsAdmin(deps: {
   keyring: Pick<Keyring, 'seal' | 'open'>;
   log?: { warn(obj: object, msg: string): void };
 }) {
-  // The file is read in the process that serves requests (the control socket's): it keeps to its share.
+  // Through the control socket the file is read in the process that serves requests: it keeps to
+  // its share. (The CLI builds this too, for its other commands; it never uploads through it.)
   const screenings = createScreeningsService({ ...deps, loopShare: SERVING_LOOP_SHARE });
 
   async function activeCompany(companyId: string): Promise<string> {

@@ -98,8 +98,9 @@ export function createScreeningsService(deps: {
   keyring: Pick<Keyring, 'seal' | 'open'>;
   /**
    * The share of the event loop an upload keeps busy, the requests its process serves counted
-   * (SERVING_LOOP_SHARE, decision 0099): parsing and sealing a file otherwise holds the loop for
-   * 10–20 ms at a time; 1, never waiting, where nothing else is served (the CLI).
+   * (SERVING_LOOP_SHARE, decision 0099): parsing a file holds the loop a socket's piece (up to 64
+   * KB) at a time, and the searches served beside it wait; 1, never waiting, where nothing else is
+   * served (the CLI).
    */
   loopShare: number;
 }) {
