@@ -32,13 +32,17 @@ export function createLoopShare(busyShare: number, maxRestMs = MAX_REST_MS) {
   if (!(maxRestMs > 0)) throw new RangeError(`maxRestMs must be more than 0, not ${maxRestMs}`);
   let since = performance.eventLoopUtilization();
   return {
-    async rest(): Promise<void> {
+    /** Resolves with the milliseconds it chose to wait (0 when the stretch kept to the share). */
+    async rest(): Promise<number> {
       const now = performance.eventLoopUtilization();
       // The stretch since the previous call began (its wait included): eventLoopUtilization(later, earlier).
       const stretch = performance.eventLoopUtilization(now, since);
       since = now;
       const restMs = stretch.active / busyShare - (stretch.active + stretch.idle);
-      if (restMs >= 1) await sleep(Math.min(restMs, maxRestMs));
+      if (restMs < 1) return 0;
+      const waitMs = Math.min(restMs, maxRestMs);
+      await sleep(waitMs);
+      return waitMs;
     },
   };
 }
