@@ -16,8 +16,8 @@ export const SERVING_LOOP_SHARE = 0.7;
  * Paces bulk work that shares a serving process's event loop with requests (a screening job's
  * chunks, a customer file's upload): `rest()`, called between two pieces of the work, waits until
  * the loop has been at most `busyShare` busy since the previous `rest()` began — the work's own
- * time, the previous wait and the requests served meanwhile together. Requests never wait for it: they are served while the
- * work waits, so the more the process serves, the slower the work.
+ * time, the previous wait and the requests served meanwhile together. Requests never wait for
+ * it: they are served while the work waits, so the more the process serves, the slower the work.
  *
  * The previous wait counts as idle time in the next stretch, so a wait only has to make up what
  * its own piece took beyond the share: work alone on the loop alternates a wait and none, about

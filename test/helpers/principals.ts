@@ -21,21 +21,19 @@ export async function createCompany(t: TestApp, options: { businessName?: string
 const listening = new WeakMap<pg.PoolClient, Set<(text: string) => void>>();
 
 function listenersOf(client: pg.PoolClient): Set<(text: string) => void> {
-  let listeners = listening.get(client);
-  if (!listeners) {
-    const shown = new Set<(text: string) => void>();
-    listeners = shown;
-    listening.set(client, shown);
-    const send = client.query.bind(client) as (...args: unknown[]) => unknown;
-    // Shown, then sent as it was: the client is the pool's own.
-    client.query = ((...args: unknown[]) => {
-      const first = args[0] as string | { text?: unknown };
-      const text = typeof first === 'string' ? first : String(first?.text ?? '');
-      for (const listener of shown) listener(text);
-      return send(...args);
-    }) as typeof client.query;
-  }
-  return listeners;
+  const known = listening.get(client);
+  if (known) return known;
+  const shown = new Set<(text: string) => void>();
+  listening.set(client, shown);
+  const send = client.query.bind(client) as (...args: unknown[]) => unknown;
+  // Shown, then sent as it was: the client is the pool's own.
+  client.query = ((...args: unknown[]) => {
+    const first = args[0] as string | { text?: unknown };
+    const text = typeof first === 'string' ? first : String(first?.text ?? '');
+    for (const listener of shown) listener(text);
+    return send(...args);
+  }) as typeof client.query;
+  return shown;
 }
 
 /**
