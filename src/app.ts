@@ -268,6 +268,7 @@ export async function buildApp({
     asyncCommits: database.asyncCommits,
     riskHalfLifeDays: config.riskHalfLifeDays,
     pollMs: config.screeningPollMs,
+    rowsPerSecond: config.screeningRowsPerSecond,
     engine: database.engine,
   });
 

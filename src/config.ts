@@ -104,6 +104,11 @@ export interface Config {
   webhookPollMs: number;
   /** How often each instance looks for screening chunks to screen when it found none (REDFLAG_SCREENING_POLL_MS). */
   screeningPollMs: number;
+  /**
+   * The most rows a second one screening job is screened at, wherever it runs; 0 for no cap
+   * (REDFLAG_SCREENING_ROWS_PER_SECOND, decision 0100).
+   */
+  screeningRowsPerSecond: number;
 }
 
 export class ConfigError extends Error {}
@@ -116,6 +121,19 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+/**
+ * 0 (no cap) or at least 1,000 rows a second: a worker then waits at most 2 s after a chunk of
+ * 2,000 rows, well inside the 15-second lease it holds the job under.
+ */
+function screeningPace(env: Env): number {
+  const name = 'REDFLAG_SCREENING_ROWS_PER_SECOND';
+  const value = integer(env, name, 12_000, 0, 10_000_000);
+  if (value !== 0 && value < 1_000) {
+    throw new ConfigError(`${name} must be 0 (no cap) or an integer from 1000 to 10000000, got "${env[name]}"`);
   }
   return value;
 }
@@ -281,6 +299,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivate: flag(env, 'REDFLAG_WEBHOOK_ALLOW_PRIVATE'),
     webhookPollMs: integer(env, 'REDFLAG_WEBHOOK_POLL_MS', 500, 0, 60_000),
     screeningPollMs: integer(env, 'REDFLAG_SCREENING_POLL_MS', 500, 0, 60_000),
+    screeningRowsPerSecond: screeningPace(env),
   };
 }
 

@@ -74,8 +74,15 @@ async function inProcess(config: Config, file: string, options: ScreenOptions, f
     await migrateToLatest(database.db);
     const crypto = await loadCrypto({ db: database.db, config, engine: database.engine });
     const companyId = await createScreeningsAdmin({ db: database.db, keyring: crypto.keyring }).activeCompany(options.company);
-    // This process serves no one: neither the upload nor the job waits for a share of the loop.
-    const screenings = createScreeningsService({ db: database.db, keyring: crypto.keyring, loopShare: 1 });
+    // This process serves no one: neither the upload nor the job waits for a share of the loop, and
+    // the file is stored as fast as it is read. The job keeps to the pace any job keeps: with the
+    // server engine the database it screens against is the one the service searches.
+    const screenings = createScreeningsService({
+      db: database.db,
+      keyring: crypto.keyring,
+      loopShare: 1,
+      uploadRowsPerSecond: 0,
+    });
     const worker = createScreeningWorker({
       db: database.db,
       keyring: crypto.keyring,
@@ -83,6 +90,7 @@ async function inProcess(config: Config, file: string, options: ScreenOptions, f
       asyncCommits: database.asyncCommits,
       riskHalfLifeDays: config.riskHalfLifeDays,
       loopShare: 1,
+      rowsPerSecond: config.screeningRowsPerSecond,
     });
     const job = await screenings.create({ companyId, keyId: null, userId: null });
     const progress = showProgress(options.json === true);

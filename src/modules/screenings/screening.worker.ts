@@ -9,6 +9,7 @@ import { IDENTIFIER_LABELS } from '../../identifiers/labels.js';
 import type { IdentifierLabel } from '../../identifiers/normalize.js';
 import type { SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import { createLoopShare } from '../../jobs/loop-share.js';
+import { createPace } from '../../jobs/pace.js';
 import { type BatchKey, matchingPositions } from '../search/batch.repository.js';
 import { type SearchResult, searchReportsMany } from '../search/search.repository.js';
 import { inShapeGroups } from '../search/search-coalescer.js';
@@ -69,6 +70,12 @@ export function createScreeningWorker(deps: {
    * src/jobs/loop-share.ts, decision 0098); 1, never waiting, where nothing else is served (the CLI).
    */
   loopShare: number;
+  /**
+   * The most rows a second a job is screened at (REDFLAG_SCREENING_ROWS_PER_SECOND, decision 0100;
+   * 0 for no cap): the share rules above slow a job as the load grows, this one bounds it on a
+   * machine fast enough to go further.
+   */
+  rowsPerSecond: number;
 }) {
   const { db, keyring, identifiers } = deps;
 
@@ -157,6 +164,7 @@ export function createScreeningWorker(deps: {
       if (!job) return 0;
       const started = Date.now();
       const share = createLoopShare(deps.loopShare);
+      const pace = createPace(deps.rowsPerSecond);
       let screened = 0;
       try {
         const last = Math.min(job.chunks, job.next_chunk + maxChunks);
@@ -178,6 +186,9 @@ export function createScreeningWorker(deps: {
             await sleep((performance.now() - chunkStarted) * REST_PER_BUSY);
             await share.rest();
           }
+          // The pace is kept after the last chunk too (at most a chunk's 170 ms at the default):
+          // the next turn, here or in another process, starts a schedule of its own.
+          await pace.after(n);
         }
       } finally {
         await releaseJob(db, job.id, owner);

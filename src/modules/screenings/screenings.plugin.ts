@@ -11,7 +11,7 @@ import { pollWhileBusy } from '../../jobs/poller.js';
 import { createScreeningWorker, type ScreeningWorker } from './screening.worker.js';
 import { releaseAllLeases } from './screenings.repository.js';
 import { screeningRoutes } from './screenings.routes.js';
-import { createScreeningsService } from './screenings.service.js';
+import { createScreeningsService, UPLOAD_ROWS_PER_SECOND } from './screenings.service.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -32,12 +32,19 @@ export async function registerScreenings(
     asyncCommits: AsyncCommits;
     riskHalfLifeDays: number;
     pollMs: number;
+    /** The most rows a second a job is screened at (REDFLAG_SCREENING_ROWS_PER_SECOND); 0 for no cap. */
+    rowsPerSecond: number;
     engine: Engine;
   },
 ): Promise<ScreeningWorker> {
   const { db, crypto } = deps;
   await app.register(screeningRoutes, {
-    screenings: createScreeningsService({ db, keyring: crypto.keyring, loopShare: SERVING_LOOP_SHARE }),
+    screenings: createScreeningsService({
+      db,
+      keyring: crypto.keyring,
+      loopShare: SERVING_LOOP_SHARE,
+      uploadRowsPerSecond: UPLOAD_ROWS_PER_SECOND,
+    }),
   });
   const worker = createScreeningWorker({
     db,
@@ -46,6 +53,7 @@ export async function registerScreenings(
     asyncCommits: deps.asyncCommits,
     riskHalfLifeDays: deps.riskHalfLifeDays,
     loopShare: SERVING_LOOP_SHARE,
+    rowsPerSecond: deps.rowsPerSecond,
   });
   app.decorate('screenings', worker);
   // Embedded: this process holds the data directory alone, so a lease still set was left by one

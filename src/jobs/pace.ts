@@ -1,0 +1,29 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/**
+ * Holds bulk work to at most `perSecond` items a second from its start: `after(n)`, called once `n`
+ * more items are done, waits until the schedule allows them (0 or less: no cap, never waits). The
+ * schedule is absolute, so time lost elsewhere (a slow chunk, another wait) is not waited again:
+ * work slower than the cap never waits, and work faster only as much as it is ahead.
+ *
+ * Why a cap beside the share of the event loop (loop-share.ts): on a fast machine a screening job
+ * kept to its share still runs as fast as the cores allow and takes most of what the searches beside
+ * it would use (decision 0100); a customer book screened at the cap is done in well under its two
+ * minutes, and the rest of the machine stays with the searches.
+ */
+export function createPace(perSecond: number) {
+  const started = performance.now();
+  let done = 0;
+  return {
+    /** Resolves with the milliseconds it waited. */
+    async after(items: number): Promise<number> {
+      done += items;
+      if (!(perSecond > 0)) return 0;
+      const dueAt = started + (done / perSecond) * 1000;
+      const waitMs = dueAt - performance.now();
+      if (waitMs < 1) return 0;
+      await sleep(waitMs);
+      return waitMs;
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { createPace } from '../src/jobs/pace.js';
+
+/**
+ * Upper bounds are asserted on the wait the pace chose, the wall clock only from below (a timer
+ * fires at most 1 ms early): on a loaded machine a timer can fire tens of milliseconds late.
+ */
+async function timed(pace: ReturnType<typeof createPace>, items: number) {
+  const started = performance.now();
+  const chose = await pace.after(items);
+  return { chose, took: performance.now() - started };
+}
+
+describe('a pace for bulk work', () => {
+  it('waits until the items done are due at its rate', async () => {
+    const pace = createPace(1_000);
+    // 100 items at 1,000 a second are due 100 ms after the start.
+    const { chose, took } = await timed(pace, 100);
+    expect(chose).toBeGreaterThan(80);
+    expect(chose).toBeLessThanOrEqual(100);
+    expect(took).toBeGreaterThanOrEqual(chose - 1);
+  });
+
+  it('keeps an absolute schedule: time spent elsewhere is not waited again', async () => {
+    const pace = createPace(1_000);
+    await sleep(150);
+    // 100 items were due at 100 ms; 150 ms have passed.
+    expect(await pace.after(100)).toBe(0);
+    // 200 items are due at 200 ms: only what is left of it.
+    const { chose } = await timed(pace, 100);
+    expect(chose).toBeGreaterThan(0);
+    expect(chose).toBeLessThan(60);
+  });
+
+  it('counts every call: the total is held to the rate, not each call', async () => {
+    const pace = createPace(2_000);
+    const started = performance.now();
+    for (let i = 0; i < 4; i++) await pace.after(100);
+    // 400 items at 2,000 a second: 200 ms at least, however they were split.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(199);
+  });
+
+  it('never waits without a rate (0)', async () => {
+    const pace = createPace(0);
+    expect(await pace.after(1_000_000)).toBe(0);
+    expect(await pace.after(1_000_000)).toBe(0);
+  });
+});
