@@ -126,14 +126,16 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
 }
 
 /**
- * 0 (no cap) or at least 1,000 rows a second: a worker then waits at most 2 s after a chunk of
- * 2,000 rows, well inside the 15-second lease it holds the job under.
+ * 0 (no cap) or at least 1,000 rows a second: a worker then waits at most 2 s after a chunk
+ * (CHUNK_ROWS, 2,000 rows), well inside the lease it holds the job under (LEASE_MS, 15 s).
  */
 function screeningPace(env: Env): number {
   const name = 'REDFLAG_SCREENING_ROWS_PER_SECOND';
-  const value = integer(env, name, 12_000, 0, 10_000_000);
-  if (value !== 0 && value < 1_000) {
-    throw new ConfigError(`${name} must be 0 (no cap) or an integer from 1000 to 10000000, got "${env[name]}"`);
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return 12_000;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || (value !== 0 && (value < 1_000 || value > 10_000_000))) {
+    throw new ConfigError(`${name} must be 0 (no cap) or an integer from 1000 to 10000000, got "${raw}"`);
   }
   return value;
 }

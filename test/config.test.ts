@@ -109,6 +109,18 @@ describe('configuration', () => {
     expect(() => loadConfig({ REDFLAG_TOTP_REQUIRED_FOR_ALL: 'yes' })).toThrow(/REDFLAG_TOTP_REQUIRED_FOR_ALL/);
   });
 
+  it("reads a screening job's pace: none, or one whose wait after a chunk stays well inside its lease", () => {
+    const pace = (value?: string) =>
+      loadConfig(value === undefined ? {} : { REDFLAG_SCREENING_ROWS_PER_SECOND: value }).screeningRowsPerSecond;
+    expect(pace()).toBe(12_000);
+    expect(pace('0')).toBe(0);
+    expect(pace('1000')).toBe(1_000);
+    expect(pace('10000000')).toBe(10_000_000);
+    for (const bad of ['999', '1', '-5', 'abc', '1500.5', '10000001']) {
+      expect(() => pace(bad), bad).toThrow(/REDFLAG_SCREENING_ROWS_PER_SECOND must be 0 \(no cap\) or an integer from 1000/);
+    }
+  });
+
   it('refuses values it cannot use, naming the variable', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(ConfigError);
     expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT must be an integer/);

@@ -102,10 +102,6 @@ describe('the production configuration', () => {
       metricsAllow: ['127.0.0.1', '10.0.0.0/8'],
     });
     expect(() => loadConfig({ REDFLAG_METRICS_ALLOW: 'everyone' })).toThrow(ConfigError);
-    // A screening job's pace: none, or one whose wait after a chunk stays well inside its lease.
-    expect(loadConfig({ REDFLAG_SCREENING_ROWS_PER_SECOND: '0' }).screeningRowsPerSecond).toBe(0);
-    expect(loadConfig({}).screeningRowsPerSecond).toBe(12_000);
-    expect(() => loadConfig({ REDFLAG_SCREENING_ROWS_PER_SECOND: '500' })).toThrow(/0 \(no cap\) or an integer from 1000/);
   });
 });
 

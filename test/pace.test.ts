@@ -17,7 +17,7 @@ describe('a pace for bulk work', () => {
     const pace = createPace(1_000);
     // 100 items at 1,000 a second are due 100 ms after the start.
     const { chose, took } = await timed(pace, 100);
-    expect(chose).toBeGreaterThan(80);
+    expect(chose).toBeGreaterThan(50);
     expect(chose).toBeLessThanOrEqual(100);
     expect(took).toBeGreaterThanOrEqual(chose - 1);
   });
@@ -27,15 +27,15 @@ describe('a pace for bulk work', () => {
     await sleep(150);
     // 100 items were due at 100 ms; 150 ms have passed.
     expect(await pace.after(100)).toBe(0);
-    // 200 items are due at 200 ms: only what is left of it.
-    const { chose } = await timed(pace, 100);
+    // 1,100 items are due at 1,100 ms: only what is left of it, however late the sleep woke.
+    const { chose } = await timed(pace, 1_000);
     expect(chose).toBeGreaterThan(0);
-    expect(chose).toBeLessThan(60);
+    expect(chose).toBeLessThanOrEqual(951);
   });
 
   it('counts every call: the total is held to the rate, not each call', async () => {
-    const pace = createPace(2_000);
     const started = performance.now();
+    const pace = createPace(2_000);
     for (let i = 0; i < 4; i++) await pace.after(100);
     // 400 items at 2,000 a second: 200 ms at least, however they were split.
     expect(performance.now() - started).toBeGreaterThanOrEqual(199);

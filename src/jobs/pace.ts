@@ -6,16 +6,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * schedule is absolute, so time lost elsewhere (a slow chunk, another wait) is not waited again:
  * work slower than the cap never waits, and work faster only as much as it is ahead.
  *
- * Why a cap beside the share of the event loop (loop-share.ts): on a fast machine a screening job
- * kept to its share still runs as fast as the cores allow and takes most of what the searches beside
- * it would use (decision 0100); a customer book screened at the cap is done in well under its two
- * minutes, and the rest of the machine stays with the searches.
+ * A ceiling beside the share of the event loop (loop-share.ts), which on a fast machine still lets
+ * bulk work run as fast as the cores allow (decision 0100).
  */
 export function createPace(perSecond: number) {
   const started = performance.now();
   let done = 0;
   return {
-    /** Resolves with the milliseconds it waited. */
+    /** Resolves with the milliseconds it chose to wait (0 when the work is not ahead). */
     async after(items: number): Promise<number> {
       done += items;
       if (!(perSecond > 0)) return 0;

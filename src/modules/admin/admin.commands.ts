@@ -22,7 +22,7 @@ import { createWebhooksAdmin } from '../webhooks/webhooks.admin.js';
 export function createAdminServices(deps: {
   db: Kysely<Database>;
   events: KeyEvents;
-  config: Pick<Config, 'publicUrl' | 'invitationTtlHours'>;
+  config: Pick<Config, 'publicUrl' | 'invitationTtlHours' | 'screeningRowsPerSecond'>;
   mailer?: Mailer | undefined;
   now?: () => Date;
   log?: { warn(obj: object, msg: string): void };
@@ -50,7 +50,14 @@ export function createAdminServices(deps: {
     webhooks: createWebhooksAdmin(deps),
     /** Needs the keyring: in the server, for `redflag screen` through the control socket. */
     screenings:
-      crypto && 'keyring' in crypto ? createScreeningsAdmin({ db: deps.db, keyring: crypto.keyring, log: deps.log }) : undefined,
+      crypto && 'keyring' in crypto
+        ? createScreeningsAdmin({
+            db: deps.db,
+            keyring: crypto.keyring,
+            rowsPerSecond: deps.config.screeningRowsPerSecond,
+            log: deps.log,
+          })
+        : undefined,
   };
 }
 export type AdminServices = ReturnType<typeof createAdminServices>;

@@ -12,7 +12,7 @@ import { createSealedIdentifiers } from '../../identifiers/sealed-identifiers.js
 import { ControlSocketUnavailableError, sendControlCommand } from '../admin/control-socket.js';
 import { createScreeningWorker } from './screening.worker.js';
 import { createScreeningsAdmin, writeCsv } from './screenings.admin.js';
-import { createScreeningsService, type JobView } from './screenings.service.js';
+import { createScreeningsService, type JobView, uploadRowsPerSecond } from './screenings.service.js';
 
 export interface ScreenOptions {
   company: string;
@@ -73,15 +73,20 @@ async function inProcess(config: Config, file: string, options: ScreenOptions, f
   try {
     await migrateToLatest(database.db);
     const crypto = await loadCrypto({ db: database.db, config, engine: database.engine });
-    const companyId = await createScreeningsAdmin({ db: database.db, keyring: crypto.keyring }).activeCompany(options.company);
-    // This process serves no one: neither the upload nor the job waits for a share of the loop, and
-    // the file is stored as fast as it is read. The job keeps to the pace any job keeps: with the
-    // server engine the database it screens against is the one the service searches.
+    const companyId = await createScreeningsAdmin({
+      db: database.db,
+      keyring: crypto.keyring,
+      rowsPerSecond: config.screeningRowsPerSecond,
+    }).activeCompany(options.company);
+    // This process serves no one: neither the upload nor the job waits for a share of the loop. On a
+    // server both keep the pace (decision 0100): the database is the one the service searches. An
+    // embedded data directory is this process's alone (the service, if any, is not running).
+    const rowsPerSecond = database.engine === 'server' ? config.screeningRowsPerSecond : 0;
     const screenings = createScreeningsService({
       db: database.db,
       keyring: crypto.keyring,
       loopShare: 1,
-      uploadRowsPerSecond: 0,
+      uploadRowsPerSecond: uploadRowsPerSecond(rowsPerSecond),
     });
     const worker = createScreeningWorker({
       db: database.db,
@@ -90,7 +95,7 @@ async function inProcess(config: Config, file: string, options: ScreenOptions, f
       asyncCommits: database.asyncCommits,
       riskHalfLifeDays: config.riskHalfLifeDays,
       loopShare: 1,
-      rowsPerSecond: config.screeningRowsPerSecond,
+      rowsPerSecond,
     });
     const job = await screenings.create({ companyId, keyId: null, userId: null });
     const progress = showProgress(options.json === true);

@@ -6,7 +6,7 @@ import type { Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import { SERVING_LOOP_SHARE } from '../../jobs/loop-share.js';
 import { isUuid } from '../ids.js';
-import { createScreeningsService, type JobView, UPLOAD_ROWS_PER_SECOND } from './screenings.service.js';
+import { createScreeningsService, type JobView, uploadRowsPerSecond } from './screenings.service.js';
 
 /** Writes CSV lines to a file readable by its owner only, a page at a time. */
 export async function writeCsv(file: string, lines: AsyncGenerator<string>): Promise<void> {
@@ -27,14 +27,17 @@ export async function writeCsv(file: string, lines: AsyncGenerator<string>): Pro
 export function createScreeningsAdmin(deps: {
   db: Kysely<Database>;
   keyring: Pick<Keyring, 'seal' | 'open'>;
+  /** A job's pace (REDFLAG_SCREENING_ROWS_PER_SECOND): the upload keeps to its own (decision 0100). */
+  rowsPerSecond: number;
   log?: { warn(obj: object, msg: string): void };
 }) {
   // Through the control socket the file is read in the process that serves requests: it keeps to
   // its share. (The CLI builds this too, for its other commands; it never uploads through it.)
   const screenings = createScreeningsService({
-    ...deps,
+    db: deps.db,
+    keyring: deps.keyring,
     loopShare: SERVING_LOOP_SHARE,
-    uploadRowsPerSecond: UPLOAD_ROWS_PER_SECOND,
+    uploadRowsPerSecond: uploadRowsPerSecond(deps.rowsPerSecond),
   });
 
   async function activeCompany(companyId: string): Promise<string> {
