@@ -105,7 +105,8 @@ export interface Config {
   /** How often each instance looks for screening chunks to screen when it found none (REDFLAG_SCREENING_POLL_MS). */
   screeningPollMs: number;
   /**
-   * The most rows a second one screening job is screened at, wherever it runs; 0 for no cap
+   * The most rows a second one screening job is screened at, by the service and by the CLI against
+   * a server, its upload stored at most three times as fast; 0 for neither cap
    * (REDFLAG_SCREENING_ROWS_PER_SECOND, decision 0100).
    */
   screeningRowsPerSecond: number;

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uploadRowsPerSecond } from '../src/modules/screenings/screenings.service.js';
 import { digits, localPhone } from './helpers/identifiers.js';
 import { createCompany, key } from './helpers/principals.js';
 import { createReport } from './helpers/reports.js';
@@ -176,6 +177,13 @@ describe('the pace of a screening job', () => {
     slow = await buildTestApp({ config: { screeningPollMs: 0, jobTickSeconds: 0, screeningRowsPerSecond: 1_000 } });
   });
   afterAll(() => slow.close());
+
+  it('stores a file at three times the pace of its job, never under 40,000 rows a second, or at none', () => {
+    expect(uploadRowsPerSecond(0)).toBe(0);
+    expect(uploadRowsPerSecond(1_000)).toBe(40_000);
+    expect(uploadRowsPerSecond(12_000)).toBe(40_000);
+    expect(uploadRowsPerSecond(20_000)).toBe(60_000);
+  });
 
   it('screens no faster than REDFLAG_SCREENING_ROWS_PER_SECOND', async () => {
     const company = await createCompany(slow);

@@ -73,15 +73,13 @@ async function inProcess(config: Config, file: string, options: ScreenOptions, f
   try {
     await migrateToLatest(database.db);
     const crypto = await loadCrypto({ db: database.db, config, engine: database.engine });
-    const companyId = await createScreeningsAdmin({
-      db: database.db,
-      keyring: crypto.keyring,
-      rowsPerSecond: config.screeningRowsPerSecond,
-    }).activeCompany(options.company);
     // This process serves no one: neither the upload nor the job waits for a share of the loop. On a
     // server both keep the pace (decision 0100): the database is the one the service searches. An
     // embedded data directory is this process's alone (the service, if any, is not running).
     const rowsPerSecond = database.engine === 'server' ? config.screeningRowsPerSecond : 0;
+    const companyId = await createScreeningsAdmin({ db: database.db, keyring: crypto.keyring, rowsPerSecond }).activeCompany(
+      options.company,
+    );
     const screenings = createScreeningsService({
       db: database.db,
       keyring: crypto.keyring,

@@ -90,10 +90,11 @@ const PAGE = 1000;
 const UPLOAD_MAX_REST_MS = 50;
 /**
  * The most rows a second an upload is stored at, for a job's pace (decision 0100; 0, no pace, for
- * none): three times the job's, so the worker never waits for rows, and never under 40,000, so a
- * 10,000,000-row file is in within 250 s of the request's 10 minutes (the waits above overlap
- * with the pace's: a wait for the share counts towards the schedule). On a fast machine the file
- * came in at 110,000 rows a second, and the searches beside it were at their slowest while it did.
+ * none): three times the job's, so the upload's pace does not hold the worker back, and never
+ * under 40,000, so a 10,000,000-row file needs at least 250 s of the request's 10 minutes, not
+ * more than the waits above allow (a wait for the share counts towards the schedule). On a fast
+ * machine the file came in at 110,000 rows a second, and the searches beside it were at their
+ * slowest while it did.
  */
 export function uploadRowsPerSecond(jobRowsPerSecond: number): number {
   return jobRowsPerSecond > 0 ? Math.max(40_000, 3 * jobRowsPerSecond) : 0;
@@ -114,7 +115,7 @@ export function createScreeningsService(deps: {
    * served (the CLI).
    */
   loopShare: number;
-  /** The most rows a second an upload is stored at; 0 for no cap (the CLI, which serves no one). */
+  /** The most rows a second an upload is stored at (uploadRowsPerSecond); 0 for no cap. */
   uploadRowsPerSecond: number;
 }) {
   const { db, keyring } = deps;
