@@ -12,7 +12,7 @@ import { createSealedIdentifiers } from '../../identifiers/sealed-identifiers.js
 import { ControlSocketUnavailableError, sendControlCommand } from '../admin/control-socket.js';
 import { createScreeningWorker } from './screening.worker.js';
 import { createScreeningsAdmin, writeCsv } from './screenings.admin.js';
-import { createScreeningsService, type JobView, uploadRowsPerSecond } from './screenings.service.js';
+import { createScreeningsService, type JobView } from './screenings.service.js';
 
 export interface ScreenOptions {
   company: string;
@@ -84,7 +84,7 @@ async function inProcess(config: Config, file: string, options: ScreenOptions, f
       db: database.db,
       keyring: crypto.keyring,
       loopShare: 1,
-      uploadRowsPerSecond: uploadRowsPerSecond(rowsPerSecond),
+      rowsPerSecond,
     });
     const worker = createScreeningWorker({
       db: database.db,

@@ -6,7 +6,7 @@ import type { Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import { SERVING_LOOP_SHARE } from '../../jobs/loop-share.js';
 import { isUuid } from '../ids.js';
-import { createScreeningsService, type JobView, uploadRowsPerSecond } from './screenings.service.js';
+import { createScreeningsService, type JobView } from './screenings.service.js';
 
 /** Writes CSV lines to a file readable by its owner only, a page at a time. */
 export async function writeCsv(file: string, lines: AsyncGenerator<string>): Promise<void> {
@@ -37,7 +37,7 @@ export function createScreeningsAdmin(deps: {
     db: deps.db,
     keyring: deps.keyring,
     loopShare: SERVING_LOOP_SHARE,
-    uploadRowsPerSecond: uploadRowsPerSecond(deps.rowsPerSecond),
+    rowsPerSecond: deps.rowsPerSecond,
   });
 
   async function activeCompany(companyId: string): Promise<string> {

@@ -11,7 +11,7 @@ import { pollWhileBusy } from '../../jobs/poller.js';
 import { createScreeningWorker, type ScreeningWorker } from './screening.worker.js';
 import { releaseAllLeases } from './screenings.repository.js';
 import { screeningRoutes } from './screenings.routes.js';
-import { createScreeningsService, uploadRowsPerSecond } from './screenings.service.js';
+import { createScreeningsService } from './screenings.service.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -43,7 +43,7 @@ export async function registerScreenings(
       db,
       keyring: crypto.keyring,
       loopShare: SERVING_LOOP_SHARE,
-      uploadRowsPerSecond: uploadRowsPerSecond(deps.rowsPerSecond),
+      rowsPerSecond: deps.rowsPerSecond,
     }),
   });
   const worker = createScreeningWorker({

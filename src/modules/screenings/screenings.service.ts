@@ -115,8 +115,8 @@ export function createScreeningsService(deps: {
    * served (the CLI).
    */
   loopShare: number;
-  /** The most rows a second an upload is stored at (uploadRowsPerSecond); 0 for no cap. */
-  uploadRowsPerSecond: number;
+  /** The job's pace (REDFLAG_SCREENING_ROWS_PER_SECOND; 0 for none): the upload's follows it (uploadRowsPerSecond). */
+  rowsPerSecond: number;
 }) {
   const { db, keyring } = deps;
 
@@ -149,7 +149,7 @@ export function createScreeningsService(deps: {
     async receive(job: JobView, companyId: string, file: Readable): Promise<JobView> {
       let seq = 0;
       const share = createLoopShare(deps.loopShare, UPLOAD_MAX_REST_MS);
-      const pace = createPace(deps.uploadRowsPerSecond);
+      const pace = createPace(uploadRowsPerSecond(deps.rowsPerSecond));
       try {
         for await (const chunk of readChunks(file)) {
           const token = chunk.rows.length ? keyring.seal(JSON.stringify(chunk.rows), chunkContext(companyId, job.id, seq)) : '';
