@@ -378,7 +378,8 @@ function printTable(ceiling, before, after) {
       // Sampled during the autocannon scenarios only (a screening job reports its own peak).
       (results.length ? `service RSS under load (peak): ${mb(rssPeak)}\n` : '') +
       `cold start to the first served search: ${Math.round(coldStartMs)} ms\n` +
-      `database size on disk (${database.sizeNote}): ${mb(database.sizeBytes)}`,
+      `database size on disk (${database.sizeNote}): ${mb(database.sizeBytes)}` +
+      (database.cacheNote ? `; ${database.cacheNote}` : ''),
   );
   for (const { name, items, result: r } of results.filter((s) => s.items)) {
     console.log(

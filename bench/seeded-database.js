@@ -201,12 +201,15 @@ async function prepareServer({ identifiers, cacheDir, reseed, databaseUrl }) {
       [schema],
     );
     const audit = await client.query(`select coalesce(max(id), 0) as id from "${schema}".audit_events`);
+    // Searches of a registry larger than PostgreSQL's buffer cache read pages through the operating system (README, "Server memory").
+    const cache = await client.query(`select current_setting('shared_buffers') as shared_buffers`);
     return {
       engine: 'server',
       meta,
       env: { DATABASE_URL: databaseUrl, REDFLAG_DATABASE_SCHEMA: schema, REDFLAG_MASTER_KEY: meta.masterKey },
       sizeBytes: Number(rows[0].size),
       sizeNote: `schema ${schema}`,
+      cacheNote: `PostgreSQL shared_buffers ${cache.rows[0].shared_buffers}`,
       // The run's reports and audit rows are removed, so the next run starts from the seeded state.
       async cleanup() {
         const c = new pg.Client({ connectionString: databaseUrl });
