@@ -15,7 +15,7 @@ import {
 import { migrateToLatest } from './db/migrate.js';
 import { reindexLookalikeNames } from './identifiers/reindex-names.js';
 import { sealClearReasons } from './modules/reports/sealed-reason.js';
-import { measureSearchMemory, searchMemoryAdvice } from './modules/search/search-memory.js';
+import { searchMemoryAdviceOf } from './modules/search/search-memory.js';
 
 /** An administration command (`redflag key revoke ...`) may hold the embedded data for a moment. */
 const WAIT_FOR_DATA_DIR_MS = 15_000;
@@ -46,7 +46,7 @@ async function migrateOnServer(config: Config, options: { checkRootKey?: boolean
   const database = await openDatabase(databaseOptions(config, 1));
   try {
     await migrateToLatest(database.db);
-    const advice = searchMemoryAdvice(await measureSearchMemory(database.db));
+    const advice = await searchMemoryAdviceOf(database.db);
     if (advice) process.stderr.write(`${advice}\n`);
     if (options.checkRootKey) {
       const { loadCrypto } = await import('./crypto/load-crypto.js');
