@@ -195,21 +195,20 @@ async function prepareServer({ identifiers, cacheDir, reseed, databaseUrl }) {
       fs.writeFileSync(metaFile, JSON.stringify(meta, null, 2), { mode: 0o600 });
     }
     const { rows } = await client.query(
-      `select coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint as size
+      // Searches of a registry larger than PostgreSQL's buffer cache read pages through the operating system (README, "Server memory").
+      `select coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint as size, current_setting('shared_buffers') as shared_buffers
          from pg_class c join pg_namespace n on n.oid = c.relnamespace
         where n.nspname = $1 and c.relkind in ('r', 'm')`,
       [schema],
     );
     const audit = await client.query(`select coalesce(max(id), 0) as id from "${schema}".audit_events`);
-    // Searches of a registry larger than PostgreSQL's buffer cache read pages through the operating system (README, "Server memory").
-    const cache = await client.query(`select current_setting('shared_buffers') as shared_buffers`);
     return {
       engine: 'server',
       meta,
       env: { DATABASE_URL: databaseUrl, REDFLAG_DATABASE_SCHEMA: schema, REDFLAG_MASTER_KEY: meta.masterKey },
       sizeBytes: Number(rows[0].size),
       sizeNote: `schema ${schema}`,
-      cacheNote: `PostgreSQL shared_buffers ${cache.rows[0].shared_buffers}`,
+      cacheNote: `PostgreSQL shared_buffers ${rows[0].shared_buffers}`,
       // The run's reports and audit rows are removed, so the next run starts from the seeded state.
       async cleanup() {
         const c = new pg.Client({ connectionString: databaseUrl });
