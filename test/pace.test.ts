@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { createPace } from '../src/jobs/pace.js';
 
 /**
- * Upper bounds are asserted on the wait the pace chose, the wall clock only from below (a timer
- * fires at most 1 ms early): on a loaded machine a timer can fire tens of milliseconds late.
+ * Upper bounds are asserted on the wait the pace chose, the wall clock only from below (the pace
+ * sleeps again when a timer fires early, so it ends less than 1 ms before due): on a loaded
+ * machine a timer can fire tens of milliseconds late.
  */
 async function timed(pace: ReturnType<typeof createPace>, items: number) {
   const started = performance.now();
