@@ -13,8 +13,8 @@ function holdLoop(ms: number): void {
 /**
  * The wait `rest()` chose and how long it really took. Upper bounds are asserted on the choice:
  * on a loaded machine (CI runs the suite beside PostgreSQL) a timer of a few milliseconds can fire
- * tens of milliseconds late, so the wall clock gives lower bounds (a timer fires at most 1 ms early:
- * Node's timers count whole milliseconds) and only ceilings far from a wrong answer.
+ * tens of milliseconds late, so the wall clock gives lower bounds (a rest sleeps again when its
+ * timer fires early, so it ends less than 1 ms short) and only ceilings far from a wrong answer.
  */
 async function rested(share: ReturnType<typeof createLoopShare>): Promise<{ chose: number; took: number }> {
   const started = performance.now();

@@ -20,9 +20,9 @@ export function createPace(perSecond: number) {
       const dueAt = started + (done / perSecond) * 1000;
       const waitMs = dueAt - performance.now();
       if (waitMs < 1) return 0;
-      // A timer may fire early: Node starts it from the loop's cached clock, which lags while the
-      // current task runs, and CI once saw a 100 ms wait end 1.6 ms short. Sleep again until due,
-      // so the cap holds to the millisecond.
+      // A timer may fire early by a millisecond or more: Node's timers run on libuv's loop clock,
+      // whole milliseconds, perhaps of a coarse clock, while this schedule reads performance.now() (CI
+      // once saw a 100 ms wait end 1.6 ms short). Sleep again until due, so the cap holds.
       for (let left = waitMs; left >= 1; left = dueAt - performance.now()) await sleep(left);
       return waitMs;
     },
