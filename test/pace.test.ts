@@ -42,6 +42,12 @@ describe('a pace for bulk work', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(199);
   });
 
+  it('refuses a count that is not finite rather than waiting for ever', async () => {
+    const pace = createPace(1_000);
+    await expect(pace.after(Number.POSITIVE_INFINITY)).rejects.toThrow(RangeError);
+    await expect(pace.after(Number.NaN)).rejects.toThrow(RangeError);
+  });
+
   it('never waits without a rate (0)', async () => {
     const pace = createPace(0);
     expect(await pace.after(1_000_000)).toBe(0);

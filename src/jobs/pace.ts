@@ -15,14 +15,17 @@ export function createPace(perSecond: number) {
   return {
     /** Resolves with the milliseconds it chose to wait (0 when the work is not ahead). */
     async after(items: number): Promise<number> {
+      // A count that is not finite would make the schedule, and the wait below, endless.
+      if (!Number.isFinite(items)) throw new RangeError(`items must be a finite count, not ${items}`);
       done += items;
       if (!(perSecond > 0)) return 0;
       const dueAt = started + (done / perSecond) * 1000;
       const waitMs = dueAt - performance.now();
       if (waitMs < 1) return 0;
-      // A timer may fire early by a millisecond or more: Node's timers run on libuv's loop clock,
-      // whole milliseconds, perhaps of a coarse clock, while this schedule reads performance.now() (CI
-      // once saw a 100 ms wait end 1.6 ms short). Sleep again until due, so the cap holds.
+      // A timer may fire up to ~2 ms early against performance.now(): Node truncates its delay to
+      // whole milliseconds and starts it at libuv's loop time, whole milliseconds too (perhaps of a
+      // coarse clock). CI once saw a 99.9 ms wait end after 98.3 ms. Sleep again until less than
+      // 1 ms before due, so the cap holds.
       for (let left = waitMs; left >= 1; left = dueAt - performance.now()) await sleep(left);
       return waitMs;
     },
