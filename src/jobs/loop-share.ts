@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { sleepUntil } from './sleep-until.js';
 
 /** A wait is never longer than this unless asked: a screening job's lease (15 s) stays well alive. */
 const MAX_REST_MS = 250;
@@ -41,9 +41,7 @@ export function createLoopShare(busyShare: number, maxRestMs = MAX_REST_MS) {
       const restMs = stretch.active / busyShare - (stretch.active + stretch.idle);
       if (restMs < 1) return 0;
       const waitMs = Math.min(restMs, maxRestMs);
-      // Sleep again if the timer fires early (pace.ts says why), so the rest is the one chosen.
-      const until = performance.now() + waitMs;
-      for (let left = waitMs; left >= 1; left = until - performance.now()) await sleep(left);
+      await sleepUntil(performance.now() + waitMs);
       return waitMs;
     },
   };

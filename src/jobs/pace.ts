@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { sleepUntil } from './sleep-until.js';
 
 /**
  * Holds bulk work to at most `perSecond` items a second from its start: `after(n)`, called once `n`
@@ -22,11 +22,7 @@ export function createPace(perSecond: number) {
       const dueAt = started + (done / perSecond) * 1000;
       const waitMs = dueAt - performance.now();
       if (waitMs < 1) return 0;
-      // A timer may fire up to ~2 ms early against performance.now(): Node truncates its delay to
-      // whole milliseconds and starts it at libuv's loop time, whole milliseconds too (perhaps of a
-      // coarse clock). CI once saw a 99.9 ms wait end after 98.3 ms. Sleep again until less than
-      // 1 ms before due, so the cap holds.
-      for (let left = waitMs; left >= 1; left = dueAt - performance.now()) await sleep(left);
+      await sleepUntil(dueAt);
       return waitMs;
     },
   };
