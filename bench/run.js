@@ -1,4 +1,4 @@
-// npm run bench [-- --identifiers N --connections C --duration S --warmup S --quick --reseed --profile --only a,b --workers 1,2,4 --screen-rows N]
+// npm run bench [-- --identifiers N --connections C --duration S --warmup S --quick --reseed --profile --gc --only a,b --workers 1,2,4 --screen-rows N]
 // Seeds (or reuses) a database, starts the service as production does, drives it over HTTP and prints
 // one table; each scenario is also a share of a bare-Fastify ceiling measured in the same run.
 // Embedded engine by default; DATABASE_URL=postgres://... for a PostgreSQL server. See bench/README.md.
@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { describeGc, gcTrace } from '../dist/bench/gc-trace.js';
 import { checkedBanks, createSearchPicker, identifierValue, Namespace, populationShape } from '../dist/bench/population.js';
 import { IDENTIFIER_LABELS, shippedBankDirectory } from '../dist/identifiers/normalize.js';
 import { measure } from './load.js';
@@ -23,6 +24,7 @@ const { values: flags } = parseArgs({
     quick: { type: 'boolean', default: false },
     reseed: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    gc: { type: 'boolean', default: false },
     only: { type: 'string' },
     workers: { type: 'string' },
     'screen-rows': { type: 'string' },
@@ -192,7 +194,7 @@ async function runScenarios(env) {
   const service = await startProcess({
     script: path.join(root, 'dist/server.js'),
     env: { ...database.env, ...env },
-    nodeArgs: flags.profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [],
+    nodeArgs: [...(flags.profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), ...(flags.gc ? ['--trace-gc'] : [])],
     // The first served request is a real search, on a cold process and database.
     probe: async (url) =>
       (
@@ -205,6 +207,7 @@ async function runScenarios(env) {
   });
   coldStartMs = service.coldStartMs;
   rssAtStart = service.rss();
+  const gc = flags.gc ? gcTrace(service.stdout) : undefined;
   try {
     // Steady state, not a cold cache, is what the scenarios compare: the first one would otherwise
     // also pay for reading the database into memory (the cold start is its own figure above).
@@ -221,6 +224,7 @@ async function runScenarios(env) {
       let cpuAtStart;
       let postgresAtStart;
       let machineAtStart;
+      let measuredFrom;
       const result = await measure({
         baseUrl: service.baseUrl,
         request: scenario.request,
@@ -231,6 +235,7 @@ async function runScenarios(env) {
           cpuAtStart = service.cpuMs();
           postgresAtStart = engine === 'server' ? postgresCpuMs() : undefined;
           machineAtStart = machineCpuTicks();
+          measuredFrom = performance.now();
         },
         onSample: () => {
           rssPeak = Math.max(rssPeak, service.rss());
@@ -238,6 +243,7 @@ async function runScenarios(env) {
       });
       result.serviceCpuMs = (service.cpuMs() - cpuAtStart) / result.completed;
       result.machineBusy = machineBusyBetween(machineAtStart, machineCpuTicks());
+      result.gc = gc?.between(measuredFrom, performance.now());
       result.postgresCpuMs = postgresAtStart
         ? postgresCpuBetween(postgresAtStart, postgresCpuMs()) / result.completed
         : undefined;
@@ -413,6 +419,7 @@ function printTable(ceiling, before, after) {
         `${r.tail.slowestIn} of the run's ${r.tail.of} tenths of a second`,
     );
   }
+  for (const { name, result: r } of results.filter((s) => s.result.gc)) console.log(describeGc(name, r.gc, r.completed));
   const failed = results.filter(({ result: r }) => r.errors > 0 || r.non2xx > 0);
   for (const { name, result } of failed) console.log(`!! ${name}: status codes ${JSON.stringify(result.statusCodes)}`);
   fs.writeFileSync(

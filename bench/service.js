@@ -152,6 +152,8 @@ export async function startProcess({ script, env, nodeArgs = [], probe, timeoutM
     rss: () => treeRss(child.pid),
     cpuMs: () => treeCpuMs(child.pid),
     output: () => output,
+    /** The process's standard output as it comes (every cluster worker's too), e.g. for `--trace-gc`. */
+    stdout: child.stdout,
     async stop() {
       if (exitInfo) return exitInfo;
       child.kill('SIGTERM');
