@@ -98,6 +98,28 @@ describe('POST /reports/search', () => {
     });
   });
 
+  it('sends text beyond ASCII whole, with a Content-Length in bytes, alone and in a batch', async () => {
+    // Two-, three- and four-byte UTF-8: the answer is encoded into a buffer sized beforehand (search.routes.ts).
+    const businessName = `Ọ̀yọ́ Àdúnní Microfinance — 𝔸 ${letters(6)}`;
+    const company = await createCompany(t, { businessName });
+    const bvn = `22${digits(9)}`;
+    await createReport(t, company.apiKey, { identifiers: [{ label: 'bvn', value: bvn }] });
+    const alone = await search(t, a.apiKey, 'bvn', bvn);
+    const batch = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/external/reports/search/batch',
+      headers: { 'x-api-key': a.apiKey },
+      payload: { items: [{ identifier: 'bvn', value: bvn }] },
+    });
+    for (const res of [alone, batch]) {
+      expect(res.statusCode).toBe(200);
+      expect(Number(res.headers['content-length'])).toBe(res.rawPayload.length);
+      expect(res.rawPayload.toString('utf8')).toMatch(/}$/);
+    }
+    expect(alone.json().data.reports[0].reportingCompany.businessName).toBe(businessName);
+    expect(batch.json().data.results[0].reports[0].reportingCompany.businessName).toBe(businessName);
+  });
+
   it('is also served at /api/v1/external/reports/search, and to an operator key', async () => {
     const bvn = `22${digits(9)}`;
     const report = await createReport(t, a.apiKey, { identifiers: [{ label: 'bvn', value: bvn }] });
