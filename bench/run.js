@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { describeGc, gcTrace } from '../dist/bench/gc-trace.js';
+import { describeGc, gcTrace, isGcLine } from '../dist/bench/gc-trace.js';
 import { checkedBanks, createSearchPicker, identifierValue, Namespace, populationShape } from '../dist/bench/population.js';
 import { IDENTIFIER_LABELS, shippedBankDirectory } from '../dist/identifiers/normalize.js';
 import { measure } from './load.js';
@@ -195,6 +195,7 @@ async function runScenarios(env) {
     script: path.join(root, 'dist/server.js'),
     env: { ...database.env, ...env },
     nodeArgs: [...(flags.profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), ...(flags.gc ? ['--trace-gc'] : [])],
+    omitFromOutput: flags.gc ? isGcLine : undefined,
     // The first served request is a real search, on a cold process and database.
     probe: async (url) =>
       (

@@ -108,9 +108,10 @@ export function treeRss(pid) {
 
 /**
  * Spawns `node <script>` and waits until `probe(baseUrl)` succeeds; the time from spawn to that first
- * served request is the cold start. Output is kept (the last lines) for error messages.
+ * served request is the cold start. Output is kept (the last lines, less those `omitFromOutput(line)`
+ * picks) for error messages.
  */
-export async function startProcess({ script, env, nodeArgs = [], probe, timeoutMs = 180_000 }) {
+export async function startProcess({ script, env, nodeArgs = [], probe, timeoutMs = 180_000, omitFromOutput }) {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const started = performance.now();
@@ -120,7 +121,14 @@ export async function startProcess({ script, env, nodeArgs = [], probe, timeoutM
   });
   let output = '';
   const keep = (chunk) => {
-    output = (output + chunk).slice(-4000);
+    // Lines such as --trace-gc's would push the errors out of the tail an error message shows.
+    const text = omitFromOutput
+      ? String(chunk)
+          .split('\n')
+          .filter((line) => !omitFromOutput(line))
+          .join('\n')
+      : chunk;
+    output = (output + text).slice(-4000);
   };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);

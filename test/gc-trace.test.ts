@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { describeGc, gcTrace, parseGcLine } from '../src/bench/gc-trace.js';
+import { describeGc, gcTrace, isGcLine, parseGcLine } from '../src/bench/gc-trace.js';
 
 // A real Node writing real `--trace-gc` lines, so a V8 that words them differently fails here
 // (CI runs Node 20 and 24) rather than leaving the bench's GC line silently empty.
@@ -31,10 +32,10 @@ describe("the bench's GC trace", () => {
     expect(gc.major.count).toBeGreaterThan(0);
     expect(gc.processes).toBe(1);
     expect(gc.minor.totalMs).toBeGreaterThan(0);
-    expect(gc.minor.mostMs).toBeGreaterThanOrEqual(gc.minor.medianMs);
+    expect(gc.minor.longestMs).toBeGreaterThanOrEqual(gc.minor.medianMs);
     expect(trace.between(performance.now() + 1, performance.now() + 2)).toEqual({
-      minor: { count: 0, totalMs: 0, medianMs: 0, mostMs: 0 },
-      major: { count: 0, totalMs: 0, medianMs: 0, mostMs: 0 },
+      minor: { count: 0, totalMs: 0, medianMs: 0, longestMs: 0 },
+      major: { count: 0, totalMs: 0, medianMs: 0, longestMs: 0 },
       processes: 0,
     });
   });
@@ -54,10 +55,47 @@ describe("the bench's GC trace", () => {
     expect(parseGcLine('{"level":40,"msg":"Scavenge 1.0 MB, 2 / 0 ms"}')).toBeUndefined();
   });
 
+  it('joins a line split across chunks and counts only the pauses read inside the window', async () => {
+    const stream = new PassThrough();
+    const trace = gcTrace(stream);
+    const line = (pid: number, kind: string, ms: number) =>
+      `[${pid}:0x1]  10 ms: ${kind} 4.0 (5.0) -> 3.0 (5.0) MB, ${ms} / 0.00 ms  (average mu`;
+    const before = line(1, 'Scavenge', 1);
+    const inside = [line(1, 'Scavenge', 2), line(2, 'Scavenge', 4), line(2, 'Mark-Compact', 8)];
+    const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+    stream.write(`${before}\n`);
+    await tick();
+    const start = performance.now();
+    // The first line in two chunks, the next two in one chunk with a log line between them.
+    stream.write(`${inside[0]?.slice(0, 30)}`);
+    stream.write(`${inside[0]?.slice(30)}\n${inside[1]}\n{"level":50,"msg":"x"}\n${inside[2]}\n`);
+    await tick();
+    const end = performance.now();
+    await tick();
+    stream.write(`${line(3, 'Scavenge', 16)}\n`);
+    await tick();
+    expect(trace.between(start, end)).toEqual({
+      minor: { count: 2, totalMs: 6, medianMs: 2, longestMs: 4 },
+      major: { count: 1, totalMs: 8, medianMs: 8, longestMs: 8 },
+      processes: 2,
+    });
+    expect(isGcLine(before)).toBe(true);
+    expect(isGcLine('{"level":50,"msg":"x"}')).toBe(false);
+  });
+
   it('says how long the service paused per request', () => {
-    const pauses = (count: number, totalMs: number) => ({ count, totalMs, medianMs: totalMs / count, mostMs: totalMs / count });
+    const pauses = (count: number, totalMs: number) => ({
+      count,
+      totalMs,
+      medianMs: totalMs / count,
+      longestMs: totalMs / count,
+    });
+    const none = { count: 0, totalMs: 0, medianMs: 0, longestMs: 0 };
     expect(describeGc('search', { minor: pauses(4, 40), major: pauses(1, 10), processes: 2 }, 1000)).toBe(
-      'service GC during search: 4 scavenges (median 10.0, most 10.0, 40 ms in all), 1 mark-compact (median 10.0, most 10.0, 10 ms in all) across 2 processes; 0.050 ms paused a request',
+      'service GC during search (2 processes): 4 scavenges (median 10.0, longest 10.0, 40 ms in all), 1 mark-compact (median 10.0, longest 10.0, 10 ms in all); 0.050 ms paused per request',
+    );
+    expect(describeGc('search', { minor: none, major: none, processes: 0 }, 0)).toBe(
+      'service GC during search (0 processes): no scavenges, no mark-compacts; no request completed',
     );
   });
 });

@@ -2,14 +2,21 @@ import type { Readable } from 'node:stream';
 
 // The service's garbage-collector pauses, read from its `--trace-gc` lines (`npm run bench -- --gc`).
 // Each line is stamped when the bench reads it, so a scenario's pauses are those read between its
-// first measured request and its last answer; every worker of the cluster writes to the same pipe.
+// first measured request and its last answer. That is close enough: Node leaves its standard output
+// unbuffered and V8 writes each line in one call, so a line reaches the pipe as its pause ends.
+// Every process of the cluster (the primary and its workers) writes to the same pipe.
 //
 // V8 writes, e.g. (Node 20):
 //   [4242:0x6b1c2a0]   5123 ms: Scavenge 41.2 (52.3) -> 38.0 (53.1) MB, 11.53 / 0.00 ms  (average mu = ...
 //   [4242:0x6b1c2a0]   9876 ms: Mark-Compact 60.1 (80.0) -> 40.2 (78.5) MB, 35.10 / 0.02 ms  (+ 4.1 ms in 20 steps ...
 // and newer V8s may add a kind in brackets ("Scavenge (interleaved)") and "pooled: 0 MB, " before
-// the pause. The pause is the first of the two times: what the main thread spent stopped.
-const LINE = /^\[(\d+):0x[0-9a-f]+\]\s+[\d.]+ ms: ([A-Za-z-]+)[^,]*MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \/ [\d.]+ ms/;
+// the pause. The pause is the first of the two times: what the main thread spent stopped in the
+// collection itself. A mark-compact's earlier incremental steps ("+ 4.1 ms in 20 steps") also stop
+// the main thread, in short slices; they are not counted.
+const LINE = /^\[(\d+):[^\]]+\]\s+[\d.]+ ms: ([A-Za-z-]+)[^,]*MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \/ [\d.]+ ms/;
+
+/** Whether an output line is a `--trace-gc` line (the bench keeps them out of the service's error tail). */
+export const isGcLine = (line: string): boolean => LINE.test(line);
 
 export type GcKind = 'minor' | 'major';
 
@@ -17,13 +24,13 @@ export interface GcPauses {
   count: number;
   totalMs: number;
   medianMs: number;
-  mostMs: number;
+  longestMs: number;
 }
 
 export interface GcWindow {
   minor: GcPauses;
   major: GcPauses;
-  /** Processes that paused in the window (a cluster's workers). */
+  /** Processes that paused in the window (a cluster's workers, and its primary if it collected). */
   processes: number;
 }
 
@@ -67,19 +74,20 @@ function summary(pauses: number[]): GcPauses {
     count: ms.length,
     totalMs: ms.reduce((sum, each) => sum + each, 0),
     medianMs: ms[Math.floor((ms.length - 1) / 2)] ?? 0,
-    mostMs: ms[ms.length - 1] ?? 0,
+    longestMs: ms[ms.length - 1] ?? 0,
   };
 }
 
 /** One line under the bench's table: how often and how long the service stopped to collect. */
 export function describeGc(name: string, gc: GcWindow, completed: number): string {
-  const part = (label: string, { count, medianMs, mostMs, totalMs }: GcPauses) =>
+  const part = (label: string, { count, medianMs, longestMs, totalMs }: GcPauses) =>
     count === 0
       ? `no ${label}s`
-      : `${count} ${label}${count === 1 ? '' : 's'} (median ${medianMs.toFixed(1)}, most ${mostMs.toFixed(1)}, ${Math.round(totalMs)} ms in all)`;
+      : `${count} ${label}${count === 1 ? '' : 's'} (median ${medianMs.toFixed(1)}, longest ${longestMs.toFixed(1)}, ${Math.round(totalMs)} ms in all)`;
   const paused = gc.minor.totalMs + gc.major.totalMs;
+  const perRequest = completed > 0 ? `${(paused / completed).toFixed(3)} ms paused per request` : 'no request completed';
   return (
-    `service GC during ${name}: ${part('scavenge', gc.minor)}, ${part('mark-compact', gc.major)} across ` +
-    `${gc.processes} process${gc.processes === 1 ? '' : 'es'}; ${(paused / completed).toFixed(3)} ms paused a request`
+    `service GC during ${name} (${gc.processes} process${gc.processes === 1 ? '' : 'es'}): ` +
+    `${part('scavenge', gc.minor)}, ${part('mark-compact', gc.major)}; ${perRequest}`
   );
 }

@@ -1,4 +1,5 @@
 import { principalOf } from '../../http/auth.js';
+import { envelopeBytes, envelopeHead } from '../../http/envelope-bytes.js';
 import { errorResponses } from '../../http/openapi.js';
 import type { RoutesPlugin } from '../../http/types.js';
 import { BatchSearchBody, BatchSearchResponse, SearchBody, SearchResponse } from './search.schemas.js';
@@ -7,29 +8,8 @@ import type { SearchService } from './search.service.js';
 const MESSAGE = 'Reports fetched successfully';
 const BATCH_MESSAGE = 'Batch searched';
 
-/** The envelope's opening, up to where `data` goes. */
-const envelopeHead = (message: string) => Buffer.from(`{"success":true,"message":${JSON.stringify(message)},"data":`);
 const SEARCH_HEAD = envelopeHead(MESSAGE);
 const BATCH_HEAD = envelopeHead(BATCH_MESSAGE);
-const CLOSE_BRACE = 0x7d;
-
-/**
- * The answer as bytes made once: `data`, already JSON text (by PostgreSQL, or joined from items),
- * is encoded straight into one buffer between the envelope's head and its closing brace. Sent as a
- * string, the envelope was a joined string that Fastify flattened to count its Content-Length and
- * the socket then encoded again: two more copies of an answer of up to ~30 KB on V8's heap per
- * search, and the collector's pauses showed in the search mix's p99 (bench/README, "Where a
- * search's allocation goes"). Fastify sends a buffer as it is, with its length.
- */
-function envelopeBytes(head: Buffer, data: string): Buffer {
-  const length = Buffer.byteLength(data);
-  const bytes = Buffer.allocUnsafe(head.length + length + 1);
-  head.copy(bytes, 0);
-  // allocUnsafe's memory is not cleared: every byte must be written, or old bytes would be sent.
-  if (bytes.write(data, head.length, 'utf8') !== length) throw new Error('the answer was not encoded whole');
-  bytes[bytes.length - 1] = CLOSE_BRACE;
-  return bytes;
-}
 
 /** Search, at the interface's path and under the versioned prefix; and many searches in one call. */
 export const searchRoutes: RoutesPlugin<{ search: SearchService }> = async (app, { search }) => {
@@ -49,7 +29,7 @@ export const searchRoutes: RoutesPlugin<{ search: SearchService }> = async (app,
       },
       async (request, reply) => {
         const data = await search.search(principalOf(request), String(request.id), request.body.identifier, request.body.value);
-        // Node neither parses the rows nor serialises them again: the bytes go out as they are.
+        // Node neither parses the rows nor serialises them again (src/http/envelope-bytes.ts).
         return reply.type('application/json; charset=utf-8').send(envelopeBytes(SEARCH_HEAD, data) as never);
       },
     );
