@@ -68,8 +68,9 @@ export function gcTrace(stream: Readable): { between(start: number, end: number)
   };
 }
 
-function summary(pauses: number[]): GcPauses {
-  const ms = [...pauses].sort((a, b) => a - b);
+/** Sorts `ms` in place: callers pass an array of their own. */
+function summary(ms: number[]): GcPauses {
+  ms.sort((a, b) => a - b);
   return {
     count: ms.length,
     totalMs: ms.reduce((sum, each) => sum + each, 0),
