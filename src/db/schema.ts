@@ -234,6 +234,18 @@ export interface ReportCountsTable {
   n: number;
 }
 
+/** Kept by triggers (migration 0018, decision 0102): a report's search entry as JSON text, without `dispute`. */
+export interface ReportCardsTable {
+  report_id: string;
+  card: string;
+}
+
+/** Kept by triggers (migration 0018): a public report's search entry as JSON text. */
+export interface PublicReportCardsTable {
+  public_report_id: string;
+  card: string;
+}
+
 export type UserStatus = 'invited' | 'active' | 'suspended' | 'removed';
 export type CompanyUserRole = 'admin' | 'analyst' | 'viewer';
 export type OperatorUserRole = 'moderator' | 'admin';
@@ -482,6 +494,8 @@ export interface Database {
   crypto_keys: CryptoKeysTable;
   reports: ReportsTable;
   report_counts: ReportCountsTable;
+  report_cards: ReportCardsTable;
+  public_report_cards: PublicReportCardsTable;
   report_identifiers: ReportIdentifiersTable;
   idempotency_keys: IdempotencyKeysTable;
   service_instances: ServiceInstancesTable;

@@ -16,6 +16,7 @@ import * as watchlistsWebhooks from './2026_11_23_0014_watchlists_webhooks.js';
 import * as pendingNameReindex from './2026_11_23_0015_pending_name_reindex.js';
 import * as sealedFraudReasons from './2026_11_23_0016_sealed_fraud_reasons.js';
 import * as screenings from './2026_11_23_0017_screenings.js';
+import * as reportCards from './2026_11_27_0018_report_cards.js';
 
 /**
  * Every migration, by name; names sort in the order they run. A landed migration is never
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_0015_pending_name_reindex': pendingNameReindex,
   '2026_11_23_0016_sealed_fraud_reasons': sealedFraudReasons,
   '2026_11_23_0017_screenings': screenings,
+  '2026_11_27_0018_report_cards': reportCards,
 };
