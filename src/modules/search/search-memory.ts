@@ -3,8 +3,9 @@ import type { Database } from '../../db/schema.js';
 
 /**
  * The tables and indexes searches read (the statement of search.repository.ts): company reports,
- * their identifiers, and the indexes a search finds them through (the lookup index, or the NUBAN
- * index for a bare account number). A page of them that is not in PostgreSQL's buffer cache is
+ * their identifiers and the indexes a search finds them through (the lookup index, or the NUBAN
+ * index for a bare account number), and each listed report's card with its key (decision 0102;
+ * before the cards a search read each listed report's identifiers through their report index). A page of them that is not in PostgreSQL's buffer cache is
  * read through the operating system, a system call and a copy even when that page is cached
  * there, so a registry that outgrows the cache makes every search dearer (README, "Server
  * memory"). Public reports, companies and disputes are left out: a small part of the registry.
@@ -15,7 +16,8 @@ export const SEARCHED_RELATIONS = [
   'report_identifiers',
   'report_identifiers_lookup_idx',
   'report_identifiers_nuban_idx',
-  'report_identifiers_report_idx',
+  'report_cards',
+  'report_cards_pkey',
 ] as const;
 
 export interface SearchMemory {
