@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import * as migration0008 from '../src/db/migrations/2026_11_23_0008_masked_reasons_keyed_request_digests.js';
+import * as migration0018 from '../src/db/migrations/2026_11_27_0018_report_cards.js';
 import { createCompany, key } from './helpers/principals.js';
 import { createReport, reportBody } from './helpers/reports.js';
 import { buildTestApp } from './helpers/test-app.js';
@@ -13,7 +14,9 @@ describe('migration 0008', () => {
       const company = await createCompany(t);
       const report = await createReport(t, company.apiKey);
       const db = t.database.db;
-      // The schema as before 0008 (later migrations are left in place: 0008's own step is run again).
+      // The schema as before 0008 (later migrations are left in place: 0008's own step is run again),
+      // but for 0018's report cards, whose functions read the column: down first, up again after.
+      await migration0018.down(db);
       for (const table of ['reports', 'public_reports'])
         await sql`alter table ${sql.table(table)} drop column fraud_reason_masked`.execute(db);
       // A report and an idempotency row as an earlier version wrote them.
@@ -24,6 +27,7 @@ describe('migration 0008', () => {
         values (${company.companyId}, 'before-0008', ${plainDigest}, 'done')`.execute(db);
 
       await migration0008.up(db);
+      await migration0018.up(db);
       const { rows } = await sql<{
         fraud_reason_masked: string;
       }>`select fraud_reason_masked from reports where id = ${report.id}`.execute(db);

@@ -77,7 +77,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   $$`.execute(db);
 
   // Statement-level triggers with the changed rows as tables: a bulk insert rebuilds each card
-  // once, after all its rows are in. An update rebuilds only the cards whose text it changes, so
+  // once, after all its rows are in. A report created with its identifiers in one statement fires
+  // both tables' triggers; the second finds the same text and writes nothing. An update rebuilds only the cards whose text it changes, so
   // `crypto reindex` (new blind indexes) and a key rotation (new fraud-reason tokens) pass by.
   await sql`create function report_cards_rebuild() returns trigger language plpgsql as $$
     declare
@@ -104,7 +105,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       if ids is not null then
         insert into report_cards (report_id, card)
         select r.id, report_card(r.id) from reports r where r.id = any (ids)
-        on conflict (report_id) do update set card = excluded.card;
+        on conflict (report_id) do update set card = excluded.card
+        where report_cards.card is distinct from excluded.card;
       end if;
       return null;
     end $$`.execute(db);
@@ -131,7 +133,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       if ids is not null then
         insert into public_report_cards (public_report_id, card)
         select r.id, public_report_card(r.id) from public_reports r where r.id = any (ids)
-        on conflict (public_report_id) do update set card = excluded.card;
+        on conflict (public_report_id) do update set card = excluded.card
+        where public_report_cards.card is distinct from excluded.card;
       end if;
       return null;
     end $$`.execute(db);
