@@ -217,7 +217,9 @@ async function prepareServer({ identifiers, cacheDir, reseed, databaseUrl }) {
           await c.query(`delete from "${schema}".reports where created_at > $1`, [SEEDED_BEFORE]);
           await c.query(`delete from "${schema}".audit_events where id > $1`, [audit.rows[0].id]);
           await c.query(`delete from "${schema}".idempotency_keys`);
-          await c.query(`vacuum analyze "${schema}".reports, "${schema}".report_identifiers, "${schema}".audit_events`);
+          await c.query(
+            `vacuum analyze "${schema}".reports, "${schema}".report_identifiers, "${schema}".report_cards, "${schema}".audit_events`,
+          );
         } finally {
           await c.end();
         }

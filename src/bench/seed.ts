@@ -122,8 +122,11 @@ export async function seedPopulation(options: SeedOptions): Promise<SeedResult> 
   }
   await pending;
   // Planner statistics and the visibility map, as a database that has been running for a while has them.
+  // The cards too: each batch built them twice (its reports, then their identifiers, fire a trigger
+  // each), and the dead half would be pruned by the first searches that read it.
   await sql`vacuum analyze reports`.execute(db);
   await sql`vacuum analyze report_identifiers`.execute(db);
+  await sql`vacuum analyze report_cards`.execute(db);
   await sql`checkpoint`.execute(db);
   return { shape, companies, reports: shape.reports, identifiers: identifierCount };
 }
