@@ -97,12 +97,24 @@ export async function up(db: Kysely<any>): Promise<void> {
       elsif tg_table_name = 'reports' then
         select array_agg(id) into ids from changed;
       elsif tg_op = 'UPDATE' then
-        select array_agg(distinct n.report_id) into ids from changed n join before_change o on o.id = n.id
+        -- An identifier moved to another report (nothing does that today) changes both cards.
+        select array_agg(distinct x.id) into ids from changed n join before_change o on o.id = n.id,
+          lateral (values (n.report_id), (o.report_id)) as x(id)
         where (n.report_id, n.position, n.label, n.value_token) is distinct from (o.report_id, o.position, o.label, o.value_token);
       else
         select array_agg(distinct report_id) into ids from changed;
       end if;
       if ids is not null then
+        -- One writer of a card at a time: a card is built from this statement's snapshot, so two
+        -- transactions changing different rows of one report (a key rotation's identifiers and an
+        -- exit, say) would each write a card missing the other's change, and the last would stay.
+        -- Locking the reports makes the second wait for the first to commit; the statements below
+        -- then take a new snapshot (READ COMMITTED) that sees it. A new report also waits for a
+        -- rename of its company in flight, whose rebuild cannot see it (its row is not committed).
+        perform 1 from reports where id = any (ids) order by id for no key update;
+        if tg_table_name = 'reports' and tg_op = 'INSERT' then
+          perform 1 from companies where id in (select company_id from reports where id = any (ids)) order by id for share;
+        end if;
         insert into report_cards (report_id, card)
         select r.id, report_card(r.id) from reports r where r.id = any (ids)
         on conflict (report_id) do update set card = excluded.card
@@ -124,13 +136,16 @@ export async function up(db: Kysely<any>): Promise<void> {
       elsif tg_table_name = 'public_reports' then
         select array_agg(id) into ids from changed;
       elsif tg_op = 'UPDATE' then
-        select array_agg(distinct n.public_report_id) into ids from changed n join before_change o on o.id = n.id
+        select array_agg(distinct x.id) into ids from changed n join before_change o on o.id = n.id,
+          lateral (values (n.public_report_id), (o.public_report_id)) as x(id)
         where (n.public_report_id, n.position, n.label, n.value_token)
           is distinct from (o.public_report_id, o.position, o.label, o.value_token);
       else
         select array_agg(distinct public_report_id) into ids from changed;
       end if;
       if ids is not null then
+        -- One writer of a card at a time, as in report_cards_rebuild.
+        perform 1 from public_reports where id = any (ids) order by id for no key update;
         insert into public_report_cards (public_report_id, card)
         select r.id, public_report_card(r.id) from public_reports r where r.id = any (ids)
         on conflict (public_report_id) do update set card = excluded.card
