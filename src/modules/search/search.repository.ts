@@ -277,8 +277,9 @@ function buildSearchStatement(column: SearchKey['column'], digestCount: number, 
 /**
  * The page of company reports as the answer lists them (the CTEs page and disputed): each report's
  * card (migration 0018, decision 0102: its entry as `json_build_object` wrote it, without the
- * dispute and the closing brace) closed with its open dispute, joined as `json_agg` joins its items. A report without a
- * card (none is, while the triggers stand) gets its entry from the function the triggers use.
+ * dispute and the closing brace) closed with its open dispute, joined as `json_agg` joins its
+ * items. A report without a card (none is, while the triggers stand) gets its entry from the
+ * function the triggers use.
  */
 const REPORTS_LIST = sql`coalesce((
           select '[' || string_agg(
