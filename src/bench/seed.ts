@@ -114,7 +114,7 @@ export async function seedPopulation(options: SeedOptions): Promise<SeedResult> 
   };
 
   // Two batches are written at once: with one, Node sealing and the server writing took turns and
-  // left a third of two cores idle. On the embedded engine (one connection) the second one queues.
+  // left nearly half of two cores idle. On the embedded engine (one connection) the second queues.
   const writing: Promise<void>[] = [];
   let reportsDone = 0;
   for (let from = 0; from < shape.reports; from += batchSize) {
