@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { DataDirLockedError } from '../src/db/data-dir-lock.js';
 import { openDatabase } from '../src/db/database.js';
-import { engine, serverUrl } from './helpers/test-database.js';
+import { engine } from './helpers/test-database.js';
 
 const dirs: string[] = [];
 /** A data directory holding a copy of the migrated template, so no test waits for initdb. */
@@ -134,19 +134,5 @@ describe.runIf(engine === 'server')('the PostgreSQL server engine', () => {
     await expect(
       openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none', dataDir: tempDir(), poolSize: 1 }),
     ).rejects.toThrow(/Cannot reach the PostgreSQL server \(127\.0\.0\.1:1\/none\)/);
-  });
-
-  it('never compiles a statement with JIT, however costly the planner thinks it is', async () => {
-    const database = await openDatabase({ databaseUrl: serverUrl, dataDir: tempDir(), poolSize: 1 });
-    try {
-      const setting = await sql<{ jit: string }>`show jit`.execute(database.db);
-      expect(setting.rows[0]?.jit).toBe('off');
-      // Costed far above jit_above_cost (100,000): a server with JIT on would plan a compilation.
-      const plan = await sql<{ 'QUERY PLAN': string }>`explain select sum(g) from generate_series(1, 100000000) g
-        cross join generate_series(1, 1000) h`.execute(database.db);
-      expect(plan.rows.map((row) => row['QUERY PLAN']).join('\n')).not.toMatch(/JIT/);
-    } finally {
-      await database.close();
-    }
   });
 });

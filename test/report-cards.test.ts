@@ -250,4 +250,17 @@ describe('report cards', () => {
     await sql`delete from public_report_cards`.execute(t.database.db);
     expect((await found('phone', phone)).text).toBe(withCards.text);
   });
+
+  // Migration 0019, decision 0103: on tables without statistics the planner costed each card's
+  // statement above jit_above_cost, and every card built paid for an LLVM compilation. The setting
+  // sits on the trigger functions, so it holds whoever writes and whatever their session says.
+  it('are rebuilt with JIT off, whoever writes', async () => {
+    const { rows } = await sql<{ name: string; config: string | null }>`
+      select proname as name, array_to_string(proconfig, ',') as config from pg_proc
+      where pronamespace = current_schema()::regnamespace
+        and proname in ('report_cards_rebuild', 'public_report_cards_rebuild')
+      order by proname`.execute(t.database.db);
+    expect(rows.map((row) => row.name)).toEqual(['public_report_cards_rebuild', 'report_cards_rebuild']);
+    for (const row of rows) expect(row.config?.split(',')).toContain('jit=off');
+  });
 });

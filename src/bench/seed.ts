@@ -110,6 +110,10 @@ export async function seedPopulation(options: SeedOptions): Promise<SeedResult> 
       });
     }
     identifierCount += rows.length;
+    // Each new report counts itself in report_counts (migration 0006), locking its row of counts
+    // until the batch commits. Two batches in flight must take those rows in one order, or each
+    // can hold a row the other waits for (a deadlock, and a failed seed).
+    reports.sort((a, b) => countKey(a).localeCompare(countKey(b)));
     return { reports, rows };
   };
 
@@ -120,7 +124,15 @@ export async function seedPopulation(options: SeedOptions): Promise<SeedResult> 
   for (let from = 0; from < shape.reports; from += batchSize) {
     const to = Math.min(from + batchSize, shape.reports);
     const batch = buildBatch(from, to);
-    if (writing.length >= CONCURRENT_BATCHES) await writing.shift();
+    if (writing.length >= CONCURRENT_BATCHES) {
+      try {
+        await writing.shift();
+      } catch (error) {
+        // The other batch still holds a connection: let it end before the caller closes the pool.
+        await Promise.allSettled(writing);
+        throw error;
+      }
+    }
     const write = insertBatch(db, batch.reports, batch.rows).then(() => {
       reportsDone += batch.reports.length;
       options.onProgress?.(reportsDone, shape.reports);
@@ -129,7 +141,8 @@ export async function seedPopulation(options: SeedOptions): Promise<SeedResult> 
     write.catch(() => {});
     writing.push(write);
   }
-  await Promise.all(writing);
+  const failed = (await Promise.allSettled(writing)).find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
   // Planner statistics and the visibility map, as a database that has been running for a while has them.
   await sql`vacuum analyze reports`.execute(db);
   await sql`vacuum analyze report_identifiers`.execute(db);
@@ -142,6 +155,8 @@ type ReportInsert = Insertable<ReportsTable>;
 type IdentifierInsert = Insertable<ReportIdentifiersTable>;
 
 const CONCURRENT_BATCHES = 2;
+
+const countKey = (report: ReportInsert) => `${report.company_id}|${report.status}|${report.listing_status}|${report.fraud_type}`;
 
 /** PostgreSQL takes at most 65,535 parameters in one statement. */
 const MAX_PARAMETERS = 65_535;

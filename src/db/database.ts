@@ -94,12 +94,7 @@ async function openServer(url: string, options: DatabaseOptions): Promise<Databa
           idle_in_transaction_session_timeout: timeouts.statementMs * 2,
         }
       : {}),
-    // JIT off: every statement of ours touches a few rows, and a JIT compilation costs tens of
-    // milliseconds of one core. The planner asks for one when its estimate passes `jit_above_cost`,
-    // which a table without statistics makes it do (after a bulk load or `pg_upgrade`, or with
-    // autovacuum off): each report card's plan estimated 40,000 identifiers for one report, and a
-    // 10,000,000-identifier seed spent 84% of its backend's CPU in LLVM (decision 0103).
-    options: [schema ? `-c search_path=${schema}` : '', '-c jit=off'].filter(Boolean).join(' '),
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   pool.on('error', () => {
     // An idle client lost its connection; the pool drops it and opens another on next use.

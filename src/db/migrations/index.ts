@@ -17,6 +17,7 @@ import * as pendingNameReindex from './2026_11_23_0015_pending_name_reindex.js';
 import * as sealedFraudReasons from './2026_11_23_0016_sealed_fraud_reasons.js';
 import * as screenings from './2026_11_23_0017_screenings.js';
 import * as reportCards from './2026_11_27_0018_report_cards.js';
+import * as cardRebuildsWithoutJit from './2026_11_27_0019_card_rebuilds_without_jit.js';
 
 /**
  * Every migration, by name; names sort in the order they run. A landed migration is never
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_0016_sealed_fraud_reasons': sealedFraudReasons,
   '2026_11_23_0017_screenings': screenings,
   '2026_11_27_0018_report_cards': reportCards,
+  '2026_11_27_0019_card_rebuilds_without_jit': cardRebuildsWithoutJit,
 };
