@@ -164,28 +164,18 @@ const MAX_PARAMETERS = 65_535;
 /**
  * A batch's reports and identifiers go in as one statement, as the service's create does: the card
  * triggers of both tables then fire once it has ended, the first writes each report's card whole and
- * the second finds the same text and writes nothing (decision 0102). As two statements, each card
+ * the second finds the same text and writes nothing (decision 0104). As two statements, each card
  * was written twice and the table left half dead rows, which the first searches paid to prune.
- * Identifiers beyond one statement's parameters (never with the default batch) follow on their own.
  */
 async function insertBatch(db: Kysely<Database>, reports: ReportInsert[], rows: IdentifierInsert[]): Promise<void> {
-  const identifierColumns = Object.keys(rows[0] ?? {}).length || 1;
-  const spare = MAX_PARAMETERS - reports.length * Object.keys(reports[0] ?? {}).length;
-  const firstRows = Math.max(0, Math.min(rows.length, Math.floor(spare / identifierColumns)));
-  const rowsPerInsert = Math.floor(MAX_PARAMETERS / identifierColumns);
-  await db.transaction().execute(async (trx) => {
-    if (firstRows === 0) await trx.insertInto('reports').values(reports).execute();
-    else
-      await trx
-        .with('new_reports', (qb) => qb.insertInto('reports').values(reports))
-        .insertInto('report_identifiers')
-        .values(rows.slice(0, firstRows))
-        .execute();
-    for (let i = firstRows; i < rows.length; i += rowsPerInsert) {
-      await trx
-        .insertInto('report_identifiers')
-        .values(rows.slice(i, i + rowsPerInsert))
-        .execute();
-    }
-  });
+  const parameters = reports.length * Object.keys(reports[0] ?? {}).length + rows.length * Object.keys(rows[0] ?? {}).length;
+  if (parameters > MAX_PARAMETERS)
+    throw new Error(
+      `A batch of ${reports.length} reports needs ${parameters} parameters, more than PostgreSQL's ${MAX_PARAMETERS}: seed with a smaller batchSize.`,
+    );
+  await db
+    .with('new_reports', (qb) => qb.insertInto('reports').values(reports))
+    .insertInto('report_identifiers')
+    .values(rows)
+    .execute();
 }
