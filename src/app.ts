@@ -7,6 +7,7 @@ import pino, { type DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import { type Crypto, KEY_REFRESH_MS } from './crypto/load-crypto.js';
 import type { DatabaseHandle } from './db/database.js';
+import { keepTablesUp } from './db/table-upkeep.js';
 import { registerAuth } from './http/auth.js';
 import { errorHandler, notFoundHandler } from './http/envelope.js';
 import { createFailedKeyGuard } from './http/failed-key-guard.js';
@@ -321,6 +322,15 @@ export async function buildApp({
       description: 'send due webhook deliveries (each instance also polls every REDFLAG_WEBHOOK_POLL_MS)',
       everySeconds: 60,
       run: (now) => deliveries.runDue(now),
+    },
+    {
+      name: 'database.upkeep',
+      description:
+        database.engine === 'embedded'
+          ? 'analyse and vacuum tables as autovacuum would (PGlite has none), and analyse any with rows but no statistics'
+          : "analyse tables with rows but no planner statistics (after pg_upgrade or a restore); the rest is autovacuum's",
+      everySeconds: 60,
+      run: async () => (await keepTablesUp(db, database.engine)).length,
     },
     {
       name: 'screenings.run',

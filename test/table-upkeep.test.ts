@@ -1,0 +1,96 @@
+import { type Kysely, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../src/db/schema.js';
+import { keepTablesUp } from '../src/db/table-upkeep.js';
+import { createTestDatabase, engine, type TestDatabase } from './helpers/test-database.js';
+
+/** Writes on one connection, then makes that connection publish its table counters at once (they are otherwise sent up to a second or, idle, ten later). */
+async function writeAndPublish(db: Kysely<Database>, statements: string[]) {
+  await db.connection().execute(async (connection) => {
+    for (const statement of statements) await sql.raw(statement).execute(connection);
+    await sql`select pg_stat_force_next_flush()`.execute(connection);
+  });
+  // The flush happens when that connection goes idle; any later statement on it, or a moment, sees it done.
+  await db.connection().execute(async (connection) => sql`select 1`.execute(connection));
+}
+
+const statisticsOf = async (db: Kysely<Database>, table: string) =>
+  Number(
+    (
+      await sql<{
+        n: number;
+      }>`select count(*)::int as n from pg_stats where schemaname = current_schema() and tablename = ${table}`.execute(db)
+    ).rows[0]?.n,
+  );
+
+const upkeepOf = async (db: Kysely<Database>, table: string) =>
+  (await keepTablesUp(db, engine)).filter((done) => done.table === table);
+
+describe(`table upkeep, the database.upkeep job (${engine} engine)`, () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    // A table of the service's schema that only this file writes, so other tables' upkeep cannot blur what is seen.
+    await writeAndPublish(database.db, [
+      'create table upkeep_probe (id int primary key, status text not null)',
+      "insert into upkeep_probe select g, 'published' from generate_series(1, 500) g",
+    ]);
+  });
+  afterAll(async () => {
+    await database.close();
+  });
+
+  it('analyses a table that holds rows and has no statistics, on either engine (PGlite, or a server after pg_upgrade)', async () => {
+    expect(await statisticsOf(database.db, 'upkeep_probe')).toBe(0);
+    expect(await upkeepOf(database.db, 'upkeep_probe')).toEqual([
+      { table: 'upkeep_probe', action: 'analyze', reason: 'no statistics' },
+    ]);
+    // One row a column.
+    expect(await statisticsOf(database.db, 'upkeep_probe')).toBe(2);
+    // Done once: the next run finds it up to date.
+    expect(await upkeepOf(database.db, 'upkeep_probe')).toEqual([]);
+  });
+
+  it('leaves a table emptied and analysed alone: analyse gives it no statistics, and it would otherwise come back every run', async () => {
+    // Its pages stay (vacuum does not give them back here), so only its counted rows tell it is empty.
+    await writeAndPublish(database.db, [
+      'create table upkeep_emptied (id int primary key) with (vacuum_truncate = false)',
+      'insert into upkeep_emptied select generate_series(1, 100)',
+      'delete from upkeep_emptied',
+    ]);
+    // Apart, so that the delete's counters are in before the vacuum zeroes them.
+    await writeAndPublish(database.db, ['vacuum analyze upkeep_emptied']);
+    expect(await statisticsOf(database.db, 'upkeep_emptied')).toBe(0);
+    expect(await upkeepOf(database.db, 'upkeep_emptied')).toEqual([]);
+  });
+
+  if (engine === 'embedded') {
+    it('does autovacuum’s work on the embedded engine, which has none: vacuums past its dead-row threshold, and analyses', async () => {
+      // 300 rows rewritten of 500: past both 50 + 20% (vacuum) and 50 + 10% (analyse) of the table.
+      await writeAndPublish(database.db, ["update upkeep_probe set status = 'expired' where id <= 300"]);
+      expect(await upkeepOf(database.db, 'upkeep_probe')).toEqual([
+        { table: 'upkeep_probe', action: 'vacuum analyze', reason: 'dead rows' },
+      ]);
+      const { rows } = await sql<{ vacuumed: boolean; dead: number; changed: number }>`
+        select last_vacuum is not null as vacuumed, n_dead_tup::int as dead, n_mod_since_analyze::int as changed
+        from pg_stat_user_tables where schemaname = current_schema() and relname = 'upkeep_probe'`.execute(database.db);
+      expect(rows[0]).toEqual({ vacuumed: true, dead: 0, changed: 0 });
+      expect(await upkeepOf(database.db, 'upkeep_probe')).toEqual([]);
+    });
+
+    it('analyses again once a tenth of the table has changed, and not before', async () => {
+      await writeAndPublish(database.db, ["update upkeep_probe set status = 'listed' where id <= 40"]);
+      // 40 of 500 is under 50 + 10%.
+      expect(await upkeepOf(database.db, 'upkeep_probe')).toEqual([]);
+      await writeAndPublish(database.db, ["update upkeep_probe set status = 'listed' where id between 41 and 140"]);
+      expect(await upkeepOf(database.db, 'upkeep_probe')).toEqual([
+        { table: 'upkeep_probe', action: 'analyze', reason: 'changed' },
+      ]);
+    });
+  } else {
+    it('leaves a table with statistics to the server’s autovacuum, whatever changed (its operator tunes it)', async () => {
+      await writeAndPublish(database.db, ["update upkeep_probe set status = 'expired' where id <= 300"]);
+      expect(await upkeepOf(database.db, 'upkeep_probe')).toEqual([]);
+    });
+  }
+});
