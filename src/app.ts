@@ -327,10 +327,15 @@ export async function buildApp({
       name: 'database.upkeep',
       description:
         database.engine === 'embedded'
-          ? 'analyse and vacuum tables as autovacuum would (PGlite has none), and analyse any with rows but no statistics'
-          : "analyse tables with rows but no planner statistics (after pg_upgrade or a restore); the rest is autovacuum's",
+          ? 'vacuum and analyse tables as autovacuum would (PGlite has none), and analyse any never analysed'
+          : "analyse tables never analysed (after pg_upgrade, before PostgreSQL 18); the rest is autovacuum's",
       everySeconds: 60,
-      run: async () => (await keepTablesUp(db, database.engine)).length,
+      run: async () => {
+        const { done, failed } = await keepTablesUp(database);
+        if (done.length) app.log.info({ tables: done }, 'database upkeep');
+        if (failed.length) throw new Error(`upkeep failed for ${failed.map((f) => `${f.table} (${f.error})`).join(', ')}`);
+        return done.length;
+      },
     },
     {
       name: 'screenings.run',

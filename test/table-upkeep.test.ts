@@ -1,8 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/database.js';
 import type { Database } from '../src/db/schema.js';
 import { keepTablesUp } from '../src/db/table-upkeep.js';
-import { createTestDatabase, engine, type TestDatabase } from './helpers/test-database.js';
+import { createTestDatabase, engine, serverUrl, type TestDatabase } from './helpers/test-database.js';
 
 /** Writes on one connection, then makes that connection publish its table counters at once (they are otherwise sent up to a second or, idle, ten later). */
 async function writeAndPublish(db: Kysely<Database>, statements: string[]) {
@@ -23,16 +24,20 @@ const statisticsOf = async (db: Kysely<Database>, table: string) =>
     ).rows[0]?.n,
   );
 
-const upkeepOf = async (db: Kysely<Database>, table: string) =>
-  (await keepTablesUp(db, engine)).filter((done) => done.table === table);
+const upkeepOf = async (database: TestDatabase, table: string) => {
+  const run = await keepTablesUp(database);
+  expect(run.failed).toEqual([]);
+  return run.done.filter((done) => done.table === table);
+};
 
 describe(`table upkeep, the database.upkeep job (${engine} engine)`, () => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase();
-    // A table of the service's schema that only this file writes, so other tables' upkeep cannot blur what is seen.
+    // A table of the service's schema that only this file writes, so other tables' upkeep cannot
+    // blur what is seen; kept from a server's autovacuum, which could analyse it first.
     await writeAndPublish(database.db, [
-      'create table upkeep_probe (id int primary key, status text not null)',
+      'create table upkeep_probe (id int primary key, status text not null) with (autovacuum_enabled = false)',
       "insert into upkeep_probe select g, 'published' from generate_series(1, 500) g",
     ]);
   });
@@ -40,57 +45,91 @@ describe(`table upkeep, the database.upkeep job (${engine} engine)`, () => {
     await database.close();
   });
 
-  it('analyses a table that holds rows and has no statistics, on either engine (PGlite, or a server after pg_upgrade)', async () => {
+  it('analyses a table never analysed, on either engine, even with its counters lost (PGlite after a crash, a server after pg_upgrade)', async () => {
+    // What pg_upgrade before PostgreSQL 18 leaves: no statistics, no row count, counters at zero.
+    await sql`select pg_stat_reset_single_table_counters('upkeep_probe'::regclass)`.execute(database.db);
+    const { rows } = await sql<{ reltuples: number; changed: number }>`
+      select c.reltuples::float8 as reltuples, s.n_mod_since_analyze::int as changed
+      from pg_class c join pg_stat_user_tables s on s.relid = c.oid where c.oid = 'upkeep_probe'::regclass`.execute(database.db);
+    expect(rows[0]).toEqual({ reltuples: -1, changed: 0 });
     expect(await statisticsOf(database.db, 'upkeep_probe')).toBe(0);
-    expect(await upkeepOf(database.db, 'upkeep_probe')).toEqual([
+    expect(await upkeepOf(database, 'upkeep_probe')).toEqual([
       { table: 'upkeep_probe', action: 'analyze', reason: 'no statistics' },
     ]);
     // One row a column.
     expect(await statisticsOf(database.db, 'upkeep_probe')).toBe(2);
     // Done once: the next run finds it up to date.
-    expect(await upkeepOf(database.db, 'upkeep_probe')).toEqual([]);
+    expect(await upkeepOf(database, 'upkeep_probe')).toEqual([]);
   });
 
-  it('leaves a table emptied and analysed alone: analyse gives it no statistics, and it would otherwise come back every run', async () => {
-    // Its pages stay (vacuum does not give them back here), so only its counted rows tell it is empty.
+  it('leaves a table emptied and analysed alone: analyse gives it no statistics, so only its row count (0) tells it was analysed', async () => {
     await writeAndPublish(database.db, [
-      'create table upkeep_emptied (id int primary key) with (vacuum_truncate = false)',
+      'create table upkeep_emptied (id int primary key) with (autovacuum_enabled = false)',
       'insert into upkeep_emptied select generate_series(1, 100)',
       'delete from upkeep_emptied',
     ]);
     // Apart, so that the delete's counters are in before the vacuum zeroes them.
     await writeAndPublish(database.db, ['vacuum analyze upkeep_emptied']);
     expect(await statisticsOf(database.db, 'upkeep_emptied')).toBe(0);
-    expect(await upkeepOf(database.db, 'upkeep_emptied')).toEqual([]);
+    expect(await upkeepOf(database, 'upkeep_emptied')).toEqual([]);
   });
+
+  it.runIf(engine === 'server')(
+    'waits out a lock on the table past the serving pool’s statement and read timeouts (a cold analyse takes seconds)',
+    async () => {
+      const serving = await openDatabase({
+        databaseUrl: serverUrl,
+        databaseSchema: database.schema,
+        dataDir: database.dataDir,
+        poolSize: 2,
+        timeouts: { connectMs: 2_000, statementMs: 200 },
+      });
+      await writeAndPublish(database.db, [
+        'create table upkeep_locked (id int) with (autovacuum_enabled = false)',
+        'insert into upkeep_locked select generate_series(1, 10)',
+      ]);
+      // Another session holds the lock analyse needs for 1.5 s: past 200 ms, and past the client's 1.2 s.
+      const holder = await database.pool.connect();
+      try {
+        await holder.query('begin');
+        await holder.query('lock table upkeep_locked in share update exclusive mode');
+        const released = new Promise((resolve) => setTimeout(resolve, 1_500)).then(() => holder.query('commit'));
+        const run = await keepTablesUp(serving);
+        await released;
+        expect(run.failed).toEqual([]);
+        expect(run.done).toContainEqual({ table: 'upkeep_locked', action: 'analyze', reason: 'no statistics' });
+      } finally {
+        holder.release();
+        await serving.close();
+      }
+    },
+  );
 
   if (engine === 'embedded') {
     it('does autovacuum’s work on the embedded engine, which has none: vacuums past its dead-row threshold, and analyses', async () => {
       // 300 rows rewritten of 500: past both 50 + 20% (vacuum) and 50 + 10% (analyse) of the table.
       await writeAndPublish(database.db, ["update upkeep_probe set status = 'expired' where id <= 300"]);
-      expect(await upkeepOf(database.db, 'upkeep_probe')).toEqual([
+      expect(await upkeepOf(database, 'upkeep_probe')).toEqual([
         { table: 'upkeep_probe', action: 'vacuum analyze', reason: 'dead rows' },
       ]);
       const { rows } = await sql<{ vacuumed: boolean; dead: number; changed: number }>`
         select last_vacuum is not null as vacuumed, n_dead_tup::int as dead, n_mod_since_analyze::int as changed
         from pg_stat_user_tables where schemaname = current_schema() and relname = 'upkeep_probe'`.execute(database.db);
       expect(rows[0]).toEqual({ vacuumed: true, dead: 0, changed: 0 });
-      expect(await upkeepOf(database.db, 'upkeep_probe')).toEqual([]);
+      expect(await upkeepOf(database, 'upkeep_probe')).toEqual([]);
     });
 
     it('analyses again once a tenth of the table has changed, and not before', async () => {
       await writeAndPublish(database.db, ["update upkeep_probe set status = 'listed' where id <= 40"]);
       // 40 of 500 is under 50 + 10%.
-      expect(await upkeepOf(database.db, 'upkeep_probe')).toEqual([]);
+      expect(await upkeepOf(database, 'upkeep_probe')).toEqual([]);
       await writeAndPublish(database.db, ["update upkeep_probe set status = 'listed' where id between 41 and 140"]);
-      expect(await upkeepOf(database.db, 'upkeep_probe')).toEqual([
-        { table: 'upkeep_probe', action: 'analyze', reason: 'changed' },
-      ]);
+      expect(await upkeepOf(database, 'upkeep_probe')).toEqual([{ table: 'upkeep_probe', action: 'analyze', reason: 'changed' }]);
     });
   } else {
     it('leaves a table with statistics to the server’s autovacuum, whatever changed (its operator tunes it)', async () => {
       await writeAndPublish(database.db, ["update upkeep_probe set status = 'expired' where id <= 300"]);
-      expect(await upkeepOf(database.db, 'upkeep_probe')).toEqual([]);
+      expect(await upkeepOf(database, 'upkeep_probe')).toEqual([]);
     });
   }
 });

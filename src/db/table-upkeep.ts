@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
-import type { Engine } from './database.js';
+import pg from 'pg';
+import type { DatabaseHandle } from './database.js';
 import type { Database } from './schema.js';
 
 /** What the upkeep did to one table. */
@@ -10,7 +11,14 @@ export interface TableUpkeep {
   reason: 'no statistics' | 'changed' | 'dead rows' | 'inserted';
 }
 
+export interface UpkeepRun {
+  done: TableUpkeep[];
+  /** Tables whose statement failed; the others were still done. */
+  failed: Array<{ table: string; error: string }>;
+}
+
 interface DueRow {
+  schema: string;
   table: string;
   no_statistics: boolean;
   changed: boolean;
@@ -19,25 +27,34 @@ interface DueRow {
 }
 
 /**
+ * How long one analyse or vacuum may take. The serving pool's 5 s statement timeout would cancel
+ * the analyse of a large table read from a cold cache, every minute, without end; this bound only
+ * keeps a run inside the job's 15-minute lease.
+ */
+const STATEMENT_LIMIT_MS = 10 * 60 * 1000;
+/** Waiting behind an operator's VACUUM FULL or REINDEX of the table: the next run tries again. */
+const LOCK_WAIT = '10s';
+
+/**
  * Keeps the planner's statistics (and, where nothing else does, the tables' vacuum) for the
  * service's own schema, run by the `database.upkeep` job (decision 0105).
  *
  * Without statistics PostgreSQL guesses that `status = 'published' and listing_status = 'listed'`
- * keeps a few rows in a million, and plans a search as a walk over every listed report: 385 ms a
- * search on the bench's 1,000,000 identifiers instead of 1.2 ms, and dearer as the registry grows.
+ * keeps 25 reports in a million, and plans a search as a walk over every listed report: on the
+ * bench's 1,000,000 identifiers, 350–855 ms a search on the server and 649 ms (median) embedded,
+ * instead of 1.6 ms, and dearer as the registry grows.
  * Tables go without statistics in two ways:
  * - the embedded engine (PGlite) is PostgreSQL in single-user mode, which has no autovacuum: its
  *   tables were never analysed, nor vacuumed, unless someone did it by hand;
  * - on a server, after `pg_upgrade` (before PostgreSQL 18 it carries no statistics and resets the
- *   counters autovacuum goes by) or a restore, until autovacuum next looks.
+ *   counters autovacuum goes by) until autovacuum next looks.
  *
- * So on both engines a table that holds rows and has no statistics is analysed; on the embedded
- * engine, autovacuum's own rules (its thresholds, read from the settings) are applied as well. On a
- * server the rest stays autovacuum's, which its operator tunes.
+ * So on both engines a table never analysed is analysed; on the embedded engine autovacuum's
+ * thresholds are applied as well. On a server the rest stays autovacuum's, which its operator tunes.
  */
-export async function keepTablesUp(db: Kysely<Database>, engine: Engine): Promise<TableUpkeep[]> {
-  const done: TableUpkeep[] = [];
-  for (const row of await tablesDue(db, engine === 'embedded')) {
+export async function keepTablesUp(database: Pick<DatabaseHandle, 'db' | 'engine' | 'pool'>): Promise<UpkeepRun> {
+  const run: UpkeepRun = { done: [], failed: [] };
+  for (const row of await tablesDue(database.db, database.engine === 'embedded')) {
     const reason: TableUpkeep['reason'] = row.dead_rows
       ? 'dead rows'
       : row.inserted
@@ -45,38 +62,78 @@ export async function keepTablesUp(db: Kysely<Database>, engine: Engine): Promis
         : row.no_statistics
           ? 'no statistics'
           : 'changed';
-    const action: TableUpkeep['action'] = row.dead_rows || row.inserted ? 'vacuum analyze' : 'analyze';
-    // One statement a table: on the embedded engine's one connection, requests run between them
-    // (analysing a table of 1,000,000 rows there takes about 0.3 s).
-    await sql`${sql.raw(action)} ${sql.id(row.table)}`.execute(db);
-    done.push({ table: row.table, action, reason });
+    const vacuum = row.dead_rows || row.inserted;
+    const table = `${pg.escapeIdentifier(row.schema)}.${pg.escapeIdentifier(row.table)}`;
+    try {
+      // Vacuum and analyse as two statements, a connection taken for each: on the embedded
+      // engine's one connection, requests run between them (analysing a table of 1,000,000 rows
+      // there takes about 0.3 s, vacuuming it 0.2 s). VACUUM cannot run in a transaction.
+      if (vacuum) await onOwnConnection(database.pool, [`vacuum ${table}`]);
+      await onOwnConnection(database.pool, [
+        'begin',
+        'set local statement_timeout = 0',
+        `set local lock_timeout = '${LOCK_WAIT}'`,
+        `analyze ${table}`,
+        'commit',
+      ]);
+      run.done.push({ table: row.table, action: vacuum ? 'vacuum analyze' : 'analyze', reason });
+    } catch (error) {
+      // One table's failure (a lock not granted, the table dropped by a migration) must not keep the others waiting.
+      run.failed.push({ table: row.table, error: (error as Error).message });
+    }
   }
-  return done;
+  return run;
+}
+
+/**
+ * Runs statements on a connection of the pool's own, not through Kysely: only there can a query
+ * set its own client-side timeout, which the serving pool otherwise puts at its statement timeout
+ * plus a second. A failed connection is not given back.
+ */
+async function onOwnConnection(pool: pg.Pool, statements: string[]): Promise<void> {
+  const client = await pool.connect();
+  try {
+    for (const text of statements) {
+      // node-postgres reads a query's own `query_timeout` (lib/client.js), which its types leave out.
+      const query: pg.QueryConfig & { query_timeout: number } = { text, query_timeout: STATEMENT_LIMIT_MS };
+      await client.query(query);
+    }
+  } catch (error) {
+    client.release(error as Error);
+    throw error;
+  }
+  client.release();
 }
 
 /**
  * The schema's tables that need the upkeep, read from the cumulative statistics (`pg_stat_user_tables`)
- * and `pg_class`, with no lock on any table. A table has no statistics when `pg_stats` has no row
- * for it; one that holds no rows gets none from `analyze` either, so `reltuples` (0 once analysed
- * empty) and the page and live-row counts keep an empty table from being analysed again and again.
- * `reltuples` is -1 for a table never vacuumed nor analysed, counted as 0 in the thresholds, as
- * autovacuum counts it.
+ * and `pg_class`, with no lock on any table. Only tables the service's role owns (so may analyse).
+ *
+ * "No statistics" is `reltuples = -1`: never vacuumed nor analysed, as a table in PGlite or after
+ * `pg_upgrade` before PostgreSQL 18 (its counters reset too, so they cannot tell). An analyse sets
+ * it, to 0 for an empty table, which therefore comes back only through the other rules.
+ *
+ * The other rules are autovacuum's, with the settings' thresholds (`-1` for the insert threshold
+ * turns it off; PostgreSQL 18's cap on the dead-row threshold applies where the setting exists).
+ * Not applied: PostgreSQL 18's scaling of the insert threshold by the table's unfrozen part, and
+ * per-table autovacuum settings. `reltuples` = -1 counts as 0, as autovacuum counts it.
  */
-async function tablesDue(db: Kysely<Database>, doesAutovacuumsWork: boolean): Promise<DueRow[]> {
-  // autovacuum's rule: past `threshold + scale_factor × rows`, with the server's own settings.
-  const past = (count: string, setting: string) =>
-    sql`${sql.ref(count)} > current_setting(${`${setting}_threshold`})::float8
-      + current_setting(${`${setting}_scale_factor`})::float8 * greatest(c.reltuples, 0)`;
+async function tablesDue(db: Kysely<Database>, standInForAutovacuum: boolean): Promise<DueRow[]> {
+  const setting = (name: string) => sql`current_setting(${name})::float8`;
+  const rows = sql`greatest(c.reltuples, 0)`;
+  const maxDeadThreshold = sql`coalesce(current_setting('autovacuum_vacuum_max_threshold', true)::float8, 'infinity')`;
   const { rows: due } = await sql<DueRow>`
-    select table_name as table, no_statistics, changed, dead_rows, inserted from (
-      select s.relname as table_name,
-        (not exists (select 1 from pg_stats p where p.schemaname = s.schemaname and p.tablename = s.relname)
-          and c.reltuples <> 0 and (c.relpages > 0 or s.n_live_tup > 0)) as no_statistics,
-        (${doesAutovacuumsWork} and ${past('s.n_mod_since_analyze', 'autovacuum_analyze')}) as changed,
-        (${doesAutovacuumsWork} and ${past('s.n_dead_tup', 'autovacuum_vacuum')}) as dead_rows,
-        (${doesAutovacuumsWork} and ${past('s.n_ins_since_vacuum', 'autovacuum_vacuum_insert')}) as inserted
+    select schema_name as schema, table_name as table, no_statistics, changed, dead_rows, inserted from (
+      select s.schemaname as schema_name, s.relname as table_name,
+        c.reltuples = -1 as no_statistics,
+        (${standInForAutovacuum} and s.n_mod_since_analyze >
+          ${setting('autovacuum_analyze_threshold')} + ${setting('autovacuum_analyze_scale_factor')} * ${rows}) as changed,
+        (${standInForAutovacuum} and s.n_dead_tup > least(${maxDeadThreshold},
+          ${setting('autovacuum_vacuum_threshold')} + ${setting('autovacuum_vacuum_scale_factor')} * ${rows})) as dead_rows,
+        (${standInForAutovacuum} and ${setting('autovacuum_vacuum_insert_threshold')} >= 0 and s.n_ins_since_vacuum >
+          ${setting('autovacuum_vacuum_insert_threshold')} + ${setting('autovacuum_vacuum_insert_scale_factor')} * ${rows}) as inserted
       from pg_stat_user_tables s join pg_class c on c.oid = s.relid
-      where s.schemaname = current_schema()
+      where s.schemaname = current_schema() and pg_has_role(c.relowner, 'USAGE')
     ) t
     where no_statistics or changed or dead_rows or inserted
     order by table_name`.execute(db);
