@@ -13,6 +13,7 @@ import {
   servingDatabaseOptions,
 } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { autovacuumAdviceOf } from './db/table-upkeep.js';
 import { reindexLookalikeNames } from './identifiers/reindex-names.js';
 import { sealClearReasons } from './modules/reports/sealed-reason.js';
 import { searchMemoryAdviceOf } from './modules/search/search-memory.js';
@@ -46,8 +47,9 @@ async function migrateOnServer(config: Config, options: { checkRootKey?: boolean
   const database = await openDatabase(databaseOptions(config, 1));
   try {
     await migrateToLatest(database.db);
-    const advice = await searchMemoryAdviceOf(database.db);
-    if (advice) process.stderr.write(`${advice}\n`);
+    // Said by the process that migrates a server (PGlite has no autovacuum; the upkeep job stands in for it there).
+    for (const advice of [await searchMemoryAdviceOf(database.db), await autovacuumAdviceOf(database.db)])
+      if (advice) process.stderr.write(`${advice}\n`);
     if (options.checkRootKey) {
       const { loadCrypto } = await import('./crypto/load-crypto.js');
       const crypto = await loadCrypto({ db: database.db, config, engine: database.engine });

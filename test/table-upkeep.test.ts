@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/database.js';
 import type { Database } from '../src/db/schema.js';
-import { keepTablesUp } from '../src/db/table-upkeep.js';
+import { autovacuumAdvice, autovacuumAdviceOf, keepTablesUp } from '../src/db/table-upkeep.js';
 import { createTestDatabase, engine, serverUrl, type TestDatabase } from './helpers/test-database.js';
 
 /** Writes on one connection, then makes that connection publish its table counters at once (they are otherwise sent up to a second or, idle, ten later). */
@@ -132,4 +132,34 @@ describe(`table upkeep, the database.upkeep job (${engine} engine)`, () => {
       expect(await upkeepOf(database, 'upkeep_probe')).toEqual([]);
     });
   }
+});
+
+describe('the start-up advice on a server whose autovacuum is off', () => {
+  it('says nothing while autovacuum runs and sees the counters', () => {
+    expect(autovacuumAdvice({ autovacuum: 'on', trackCounts: 'on' })).toBeUndefined();
+  });
+
+  it('names the setting that is off and where to read more', () => {
+    expect(autovacuumAdvice({ autovacuum: 'off', trackCounts: 'on' })).toBe(
+      "PostgreSQL's autovacuum is off, so nothing analyses the registry's tables as they grow: searches are " +
+        'planned on statistics from when the tables were small, and slow down. Turn it on, or run analyze ' +
+        'after every large change (README, "Planner statistics").',
+    );
+    expect(autovacuumAdvice({ autovacuum: 'on', trackCounts: 'off' })).toMatch(/^PostgreSQL's track_counts is off/);
+  });
+
+  it(`reads the settings of the database it is given (${engine} engine), and never fails a start`, async () => {
+    const database = await createTestDatabase();
+    try {
+      const { rows } = await sql<{ on: boolean }>`
+        select current_setting('autovacuum') = 'on' and current_setting('track_counts') = 'on' as on`.execute(database.db);
+      const advice = await autovacuumAdviceOf(database.db);
+      if (rows[0]?.on) expect(advice).toBeUndefined();
+      else expect(advice).toMatch(/is off, so nothing analyses/);
+    } finally {
+      await database.close();
+    }
+    // Closed: the settings cannot be read.
+    expect(await autovacuumAdviceOf(database.db)).toBeUndefined();
+  });
 });

@@ -139,3 +139,32 @@ async function tablesDue(db: Kysely<Database>, standInForAutovacuum: boolean): P
     order by table_name`.execute(db);
   return due;
 }
+
+/**
+ * One line for the operator of a server whose autovacuum is off (or blind: `track_counts` off), or
+ * undefined. The job analyses tables never analysed, but on a server it leaves the rest to
+ * autovacuum; without it a registry's statistics stay as they were when the tables were small.
+ * Said once at start-up beside the buffer cache advice (decision 0101), not acted on: the setting
+ * is the server's, and its operator may vacuum on a schedule of their own.
+ */
+export function autovacuumAdvice(settings: { autovacuum: string; trackCounts: string }): string | undefined {
+  if (settings.autovacuum === 'on' && settings.trackCounts === 'on') return undefined;
+  const off = settings.autovacuum === 'on' ? 'track_counts' : 'autovacuum';
+  return (
+    `PostgreSQL's ${off} is off, so nothing analyses the registry's tables as they grow: searches are ` +
+    'planned on statistics from when the tables were small, and slow down. Turn it on, or run analyze ' +
+    'after every large change (README, "Planner statistics").'
+  );
+}
+
+/** The advice, or undefined when there is none or the settings could not be read (it must never stop a start). */
+export async function autovacuumAdviceOf(db: Kysely<Database>): Promise<string | undefined> {
+  try {
+    const { rows } = await sql<{ autovacuum: string; track_counts: string }>`
+      select current_setting('autovacuum') as autovacuum, current_setting('track_counts') as track_counts`.execute(db);
+    const row = rows[0];
+    return row ? autovacuumAdvice({ autovacuum: row.autovacuum, trackCounts: row.track_counts }) : undefined;
+  } catch {
+    return undefined;
+  }
+}
