@@ -126,6 +126,34 @@ describe(`table upkeep, the database.upkeep job (${engine} engine)`, () => {
       await writeAndPublish(database.db, ["update upkeep_probe set status = 'listed' where id between 41 and 140"]);
       expect(await upkeepOf(database, 'upkeep_probe')).toEqual([{ table: 'upkeep_probe', action: 'analyze', reason: 'changed' }]);
     });
+
+    it('vacuums every table whose oldest unfrozen transaction passed the freeze age, system catalogs too, so the database’s can advance', async () => {
+      // Created in one transaction, filled in a later one: a vacuum that visits it can move its
+      // oldest unfrozen id up to the rows' own.
+      await writeAndPublish(database.db, ['create table upkeep_old (id int) with (autovacuum_enabled = false)']);
+      await writeAndPublish(database.db, ['insert into upkeep_old select generate_series(1, 100)']);
+      for (let n = 0; n < 60; n++) await sql`select txid_current()`.execute(database.db);
+      // The ids themselves, not their ages: the run's own transactions age everything as it goes.
+      const oldest = async () =>
+        (
+          await sql<{ age: number; table: number; database: number }>`
+            select age(c.relfrozenxid) as age, c.relfrozenxid::text::bigint as table,
+              (select datfrozenxid::text::bigint from pg_database where datname = current_database()) as database
+            from pg_class c where c.oid = 'upkeep_old'::regclass`.execute(database.db)
+        ).rows[0];
+      const before = await oldest();
+      expect(before?.age).toBeGreaterThan(50);
+      // The real age is 200 million transactions; 50 stands for it here.
+      const run = await keepTablesUp(database, { freezeMaxAge: 50 });
+      expect(run.failed).toEqual([]);
+      expect(run.done).toContainEqual({ table: 'upkeep_old', action: 'vacuum', reason: 'wraparound' });
+      expect(run.done).toContainEqual({ table: 'pg_catalog.pg_class', action: 'vacuum', reason: 'wraparound' });
+      const after = await oldest();
+      expect(after?.table).toBeGreaterThan(before?.table ?? Infinity);
+      expect(after?.database).toBeGreaterThan(before?.database ?? Infinity);
+      // With the real age, nothing here is due.
+      expect((await keepTablesUp(database)).done.filter((done) => done.reason === 'wraparound')).toEqual([]);
+    });
   } else {
     it('leaves a table with statistics to the server’s autovacuum, whatever changed (its operator tunes it)', async () => {
       await writeAndPublish(database.db, ["update upkeep_probe set status = 'expired' where id <= 300"]);

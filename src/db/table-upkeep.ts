@@ -5,10 +5,16 @@ import type { Database } from './schema.js';
 
 /** What the upkeep did to one table. */
 export interface TableUpkeep {
+  /** The table's name; schema-qualified when outside the service's schema (a system catalog). */
   table: string;
-  action: 'analyze' | 'vacuum analyze';
-  /** Which rule asked for it (see tablesDue). */
-  reason: 'no statistics' | 'changed' | 'dead rows' | 'inserted';
+  action: 'analyze' | 'vacuum analyze' | 'vacuum';
+  /** Which rule asked for it (see tablesDue and tablesNearWraparound). */
+  reason: 'no statistics' | 'changed' | 'dead rows' | 'inserted' | 'wraparound';
+}
+
+export interface UpkeepOptions {
+  /** Transactions after which a table's oldest unfrozen row id calls for a vacuum; `autovacuum_freeze_max_age` unless given. */
+  freezeMaxAge?: number;
 }
 
 export interface UpkeepRun {
@@ -52,7 +58,10 @@ const LOCK_WAIT = '10s';
  * So on both engines a table never analysed is analysed; on the embedded engine autovacuum's
  * thresholds are applied as well. On a server the rest stays autovacuum's, which its operator tunes.
  */
-export async function keepTablesUp(database: Pick<DatabaseHandle, 'db' | 'engine' | 'pool'>): Promise<UpkeepRun> {
+export async function keepTablesUp(
+  database: Pick<DatabaseHandle, 'db' | 'engine' | 'pool'>,
+  options: UpkeepOptions = {},
+): Promise<UpkeepRun> {
   const run: UpkeepRun = { done: [], failed: [] };
   for (const row of await tablesDue(database.db, database.engine === 'embedded')) {
     const reason: TableUpkeep['reason'] = row.dead_rows
@@ -82,7 +91,43 @@ export async function keepTablesUp(database: Pick<DatabaseHandle, 'db' | 'engine
       run.failed.push({ table: row.table, error: (error as Error).message });
     }
   }
+  if (database.engine !== 'embedded') return run;
+  for (const row of await tablesNearWraparound(database.db, options.freezeMaxAge)) {
+    try {
+      // Past vacuum_freeze_table_age (at most 95% of the freeze age) PostgreSQL makes any vacuum
+      // aggressive: it visits every page not yet frozen, as autovacuum's own anti-wraparound run does.
+      await onOwnConnection(database.pool, [`vacuum ${row.qualified}`]);
+      run.done.push({ table: row.table, action: 'vacuum', reason: 'wraparound' });
+    } catch (error) {
+      run.failed.push({ table: row.table, error: (error as Error).message });
+    }
+  }
   return run;
+}
+
+/**
+ * Autovacuum's fourth duty, which the embedded engine has no one else for: a table whose oldest
+ * unfrozen transaction id is older than `autovacuum_freeze_max_age` (200 million transactions by
+ * default) is vacuumed, so that the database's oldest id can advance. Left alone, PostgreSQL stops
+ * taking writes some two billion transactions on, and every audited search is a transaction. The
+ * system catalogs count too (they are the database's as much as the service's tables), and are
+ * outside the statistics views, so this reads `pg_class` for every table the role may vacuum.
+ */
+async function tablesNearWraparound(
+  db: Kysely<Database>,
+  freezeMaxAge: number | undefined,
+): Promise<Array<{ table: string; qualified: string }>> {
+  const limit = freezeMaxAge ?? sql`current_setting('autovacuum_freeze_max_age')::int`;
+  const { rows } = await sql<{ schema: string; name: string; here: boolean }>`
+    select n.nspname as schema, c.relname as name, n.nspname = current_schema() as here
+    from pg_class c join pg_namespace n on n.oid = c.relnamespace
+    where c.relkind in ('r', 'm') and c.relpersistence <> 't' and age(c.relfrozenxid) > ${limit}
+      and pg_has_role(c.relowner, 'USAGE')
+    order by age(c.relfrozenxid) desc`.execute(db);
+  return rows.map((row) => ({
+    table: row.here ? row.name : `${row.schema}.${row.name}`,
+    qualified: `${pg.escapeIdentifier(row.schema)}.${pg.escapeIdentifier(row.name)}`,
+  }));
 }
 
 /**
