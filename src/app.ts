@@ -327,7 +327,7 @@ export async function buildApp({
       name: 'database.upkeep',
       description:
         database.engine === 'embedded'
-          ? 'vacuum and analyse tables as autovacuum would (PGlite has none), and analyse any never analysed'
+          ? 'vacuum and analyse tables as autovacuum would (PGlite has none), against wraparound too, and analyse any never analysed'
           : "analyse tables never analysed (after pg_upgrade, before PostgreSQL 18); the rest is autovacuum's",
       everySeconds: 60,
       run: async () => {

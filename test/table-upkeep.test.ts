@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/database.js';
 import type { Database } from '../src/db/schema.js';
-import { autovacuumAdvice, autovacuumAdviceOf, keepTablesUp } from '../src/db/table-upkeep.js';
+import { autovacuumAdvice, autovacuumAdviceOf, keepTablesUp, onOwnConnection } from '../src/db/table-upkeep.js';
 import { createTestDatabase, engine, serverUrl, type TestDatabase } from './helpers/test-database.js';
 
 /** Writes on one connection, then makes that connection publish its table counters at once (they are otherwise sent up to a second or, idle, ten later). */
@@ -72,6 +72,21 @@ describe(`table upkeep, the database.upkeep job (${engine} engine)`, () => {
     await writeAndPublish(database.db, ['vacuum analyze upkeep_emptied']);
     expect(await statisticsOf(database.db, 'upkeep_emptied')).toBe(0);
     expect(await upkeepOf(database, 'upkeep_emptied')).toEqual([]);
+  });
+
+  it('rolls a failed statement’s transaction back and keeps the connection (on the embedded engine it is the only one)', async () => {
+    const warm = await database.pool.connect();
+    warm.release();
+    const connections = database.pool.totalCount;
+    await expect(onOwnConnection(database.pool, ['begin', 'select 1 / 0', 'commit'], engine)).rejects.toThrow(/division by zero/);
+    expect(database.pool.totalCount).toBe(connections);
+    // Left in its aborted transaction, the embedded engine's one connection would refuse this.
+    const next = await database.pool.connect();
+    try {
+      expect((await next.query('select 1 as n')).rows).toEqual([{ n: 1 }]);
+    } finally {
+      next.release();
+    }
   });
 
   it.runIf(engine === 'server')(

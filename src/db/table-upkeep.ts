@@ -1,7 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
-import type { DatabaseHandle } from './database.js';
+import type { DatabaseHandle, Engine } from './database.js';
 import type { Database } from './schema.js';
+import { isDatabaseUnavailable } from './unavailable.js';
 
 /** What the upkeep did to one table. */
 export interface TableUpkeep {
@@ -33,9 +34,10 @@ interface DueRow {
 }
 
 /**
- * How long one analyse or vacuum may take. The serving pool's 5 s statement timeout would cancel
- * the analyse of a large table read from a cold cache, every minute, without end; this bound only
- * keeps a run inside the job's 15-minute lease.
+ * How long one analyse or vacuum may take, on both sides (the server stops it then too, rather
+ * than go on holding its lock after the client gave up). The serving pool's 5 s statement timeout
+ * would cancel the analyse of a large table read from a cold cache, every minute, without end; this
+ * bound only keeps a run inside the job's 15-minute lease.
  */
 const STATEMENT_LIMIT_MS = 10 * 60 * 1000;
 /** Waiting behind an operator's VACUUM FULL or REINDEX of the table: the next run tries again. */
@@ -76,15 +78,20 @@ export async function keepTablesUp(
     try {
       // Vacuum and analyse as two statements, a connection taken for each: on the embedded
       // engine's one connection, requests run between them (analysing a table of 1,000,000 rows
-      // there takes about 0.3 s, vacuuming it 0.2 s). VACUUM cannot run in a transaction.
-      if (vacuum) await onOwnConnection(database.pool, [`vacuum ${table}`]);
-      await onOwnConnection(database.pool, [
-        'begin',
-        'set local statement_timeout = 0',
-        `set local lock_timeout = '${LOCK_WAIT}'`,
-        `analyze ${table}`,
-        'commit',
-      ]);
+      // there takes about 0.3–0.4 s, vacuuming it 0.2 s; PGlite runs on Node's main thread, so nothing
+      // else does meanwhile). VACUUM cannot run in a transaction.
+      if (vacuum) await onOwnConnection(database.pool, [`vacuum ${table}`], database.engine);
+      await onOwnConnection(
+        database.pool,
+        [
+          'begin',
+          `set local statement_timeout = ${STATEMENT_LIMIT_MS}`,
+          `set local lock_timeout = '${LOCK_WAIT}'`,
+          `analyze ${table}`,
+          'commit',
+        ],
+        database.engine,
+      );
       run.done.push({ table: row.table, action: vacuum ? 'vacuum analyze' : 'analyze', reason });
     } catch (error) {
       // One table's failure (a lock not granted, the table dropped by a migration) must not keep the others waiting.
@@ -96,7 +103,7 @@ export async function keepTablesUp(
     try {
       // Past vacuum_freeze_table_age (at most 95% of the freeze age) PostgreSQL makes any vacuum
       // aggressive: it visits every page not yet frozen, as autovacuum's own anti-wraparound run does.
-      await onOwnConnection(database.pool, [`vacuum ${row.qualified}`]);
+      await onOwnConnection(database.pool, [`vacuum ${row.qualified}`], database.engine);
       run.done.push({ table: row.table, action: 'vacuum', reason: 'wraparound' });
     } catch (error) {
       run.failed.push({ table: row.table, error: (error as Error).message });
@@ -110,8 +117,15 @@ export async function keepTablesUp(
  * unfrozen transaction id is older than `autovacuum_freeze_max_age` (200 million transactions by
  * default) is vacuumed, so that the database's oldest id can advance. Left alone, PostgreSQL stops
  * taking writes some two billion transactions on, and every audited search is a transaction. The
- * system catalogs count too (they are the database's as much as the service's tables), and are
+ * system catalogs count too (they are the database's as much as the service's tables), and so do
+ * TOAST tables, which a vacuum of their table skips when their pages are all visible; both are
  * outside the statistics views, so this reads `pg_class` for every table the role may vacuum.
+ * (Indexes, views, sequences and partitioned tables have no `relfrozenxid`.)
+ *
+ * Not covered: PGlite's other databases (template0 and template1), which the one database it opens
+ * cannot vacuum. PostgreSQL's stop limit counts them too, so an embedded data directory still stops
+ * taking writes about two billion transactions after it was created (decision 0105). Nor is the
+ * multixact age, which row locks shared between sessions raise and a single session hardly does.
  */
 async function tablesNearWraparound(
   db: Kysely<Database>,
@@ -121,7 +135,7 @@ async function tablesNearWraparound(
   const { rows } = await sql<{ schema: string; name: string; here: boolean }>`
     select n.nspname as schema, c.relname as name, n.nspname = current_schema() as here
     from pg_class c join pg_namespace n on n.oid = c.relnamespace
-    where c.relkind in ('r', 'm') and c.relpersistence <> 't' and age(c.relfrozenxid) > ${limit}
+    where c.relkind in ('r', 'm', 't') and c.relpersistence <> 't' and age(c.relfrozenxid) > ${limit}
       and pg_has_role(c.relowner, 'USAGE')
     order by age(c.relfrozenxid) desc`.execute(db);
   return rows.map((row) => ({
@@ -133,9 +147,14 @@ async function tablesNearWraparound(
 /**
  * Runs statements on a connection of the pool's own, not through Kysely: only there can a query
  * set its own client-side timeout, which the serving pool otherwise puts at its statement timeout
- * plus a second. A failed connection is not given back.
+ * plus a second. Exported for its test.
+ *
+ * After a failure the transaction is rolled back before the connection goes back: on the embedded
+ * engine it is the one connection everything shares, and a transaction left aborted there would
+ * fail every request after it. A server connection is dropped only when the connection itself
+ * failed (as the serving pool does, prepared-pool.ts); PGlite's is never dropped.
  */
-async function onOwnConnection(pool: pg.Pool, statements: string[]): Promise<void> {
+export async function onOwnConnection(pool: pg.Pool, statements: string[], engine: Engine): Promise<void> {
   const client = await pool.connect();
   try {
     for (const text of statements) {
@@ -144,7 +163,13 @@ async function onOwnConnection(pool: pg.Pool, statements: string[]): Promise<voi
       await client.query(query);
     }
   } catch (error) {
-    client.release(error as Error);
+    // Outside a transaction `rollback` only warns.
+    const rolledBack = await client.query('rollback').then(
+      () => true,
+      () => false,
+    );
+    const broken = engine === 'server' && (!rolledBack || isDatabaseUnavailable(error));
+    client.release(broken ? (error as Error) : undefined);
     throw error;
   }
   client.release();
@@ -166,7 +191,8 @@ async function onOwnConnection(pool: pg.Pool, statements: string[]): Promise<voi
 async function tablesDue(db: Kysely<Database>, standInForAutovacuum: boolean): Promise<DueRow[]> {
   const setting = (name: string) => sql`current_setting(${name})::float8`;
   const rows = sql`greatest(c.reltuples, 0)`;
-  const maxDeadThreshold = sql`coalesce(current_setting('autovacuum_vacuum_max_threshold', true)::float8, 'infinity')`;
+  // PostgreSQL 18's cap on the dead-row threshold; -1 (or an older server, without it) is no cap.
+  const maxDeadThreshold = sql`coalesce(nullif(current_setting('autovacuum_vacuum_max_threshold', true)::float8, -1), 'infinity')`;
   const { rows: due } = await sql<DueRow>`
     select schema_name as schema, table_name as table, no_statistics, changed, dead_rows, inserted from (
       select s.schemaname as schema_name, s.relname as table_name,
