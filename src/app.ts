@@ -331,8 +331,13 @@ export async function buildApp({
           : "analyse tables never analysed (after pg_upgrade, before PostgreSQL 18); the rest is autovacuum's",
       everySeconds: 60,
       run: async () => {
-        const { done, failed } = await keepTablesUp(database);
+        const { done, failed, restartToFreeze } = await keepTablesUp(database);
         if (done.length) app.log.info({ tables: done }, 'database upkeep');
+        if (restartToFreeze.length)
+          app.log.warn(
+            { databases: restartToFreeze },
+            'restart the service when convenient: only a start vacuums these embedded databases against transaction id wraparound',
+          );
         if (failed.length) throw new Error(`upkeep failed for ${failed.map((f) => `${f.table} (${f.error})`).join(', ')}`);
         return done.length;
       },

@@ -169,6 +169,39 @@ describe(`table upkeep, the database.upkeep job (${engine} engine)`, () => {
       // With the real age, nothing here is due.
       expect((await keepTablesUp(database)).done.filter((done) => done.reason === 'wraparound')).toEqual([]);
     });
+
+    it('vacuums a table whose oldest multixact passed the multixact freeze age', async () => {
+      await writeAndPublish(database.db, [
+        'create table upkeep_locked (id int primary key, v int) with (autovacuum_enabled = false)',
+        'insert into upkeep_locked values (1, 1)',
+      ]);
+      // A row locked by a transaction and then updated by its subtransaction: two lockers, one multixact.
+      await database.db.connection().execute(async (connection) => {
+        for (const statement of [
+          'begin',
+          'select * from upkeep_locked where id = 1 for share',
+          'savepoint inner_write',
+          'update upkeep_locked set v = 2 where id = 1',
+          'commit',
+        ])
+          await sql.raw(statement).execute(connection);
+      });
+      const oldestMultixact = async () =>
+        Number(
+          (
+            await sql<{ id: string }>`select relminmxid::text as id from pg_class where oid = 'upkeep_locked'::regclass`.execute(
+              database.db,
+            )
+          ).rows[0]?.id,
+        );
+      const before = await oldestMultixact();
+      // The real age is 400 million multixacts; 0 stands for it here.
+      const run = await keepTablesUp(database, { multixactFreezeMaxAge: 0 });
+      expect(run.failed).toEqual([]);
+      expect(run.done).toContainEqual({ table: 'upkeep_locked', action: 'vacuum', reason: 'wraparound' });
+      expect(await oldestMultixact()).toBeGreaterThan(before);
+      expect((await keepTablesUp(database)).done.filter((done) => done.table === 'upkeep_locked')).toEqual([]);
+    });
   } else {
     it('leaves a table with statistics to the server’s autovacuum, whatever changed (its operator tunes it)', async () => {
       await writeAndPublish(database.db, ["update upkeep_probe set status = 'expired' where id <= 300"]);

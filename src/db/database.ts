@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { RedflagPostgresDialect } from './dialect.js';
 import { openPglite } from './embedded.js';
+import { type FreezeLimits, withOtherDatabasesFrozen } from './embedded-freeze.js';
 import { pgliteClientConfig } from './pglite-connection.js';
 import { preparingPool } from './prepared-pool.js';
 import type { Database } from './schema.js';
@@ -30,6 +31,8 @@ export interface DatabaseOptions {
   poolSize: number;
   /** Bounds for a serving process; unset (administration commands, migrations) waits as long as it takes. */
   timeouts?: DatabaseTimeouts;
+  /** Embedded: when the data directory's other databases are vacuumed; PostgreSQL's autovacuum settings unless given (tests). */
+  freezeLimits?: FreezeLimits;
 }
 
 export interface DatabaseTimeouts {
@@ -73,7 +76,7 @@ export function servingDatabaseOptions(
 
 /** One code path for both engines: Kysely → node-postgres → a server socket or PGlite in process. */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  return options.databaseUrl ? openServer(options.databaseUrl, options) : openEmbedded(options.dataDir);
+  return options.databaseUrl ? openServer(options.databaseUrl, options) : openEmbedded(options.dataDir, options.freezeLimits);
 }
 
 async function openServer(url: string, options: DatabaseOptions): Promise<DatabaseHandle> {
@@ -125,11 +128,16 @@ async function ensureSchema(url: string, schema: string): Promise<void> {
   }
 }
 
-async function openEmbedded(dataDir: string): Promise<DatabaseHandle> {
+async function openEmbedded(dataDir: string, freezeLimits: FreezeLimits = {}): Promise<DatabaseHandle> {
   const lock = await lockDataDir(dataDir);
   let pglite: PGlite;
   try {
-    pglite = await openPglite(dataDir);
+    const kept = await withOtherDatabasesFrozen(await openPglite(dataDir), dataDir, freezeLimits);
+    pglite = kept.pglite;
+    if (kept.frozen.length > 0)
+      process.stderr.write(`Vacuumed the embedded databases ${kept.frozen.join(', ')} against transaction id wraparound.\n`);
+    for (const { name, error } of kept.failed)
+      process.stderr.write(`Could not vacuum the embedded database ${name} against transaction id wraparound: ${error}\n`);
   } catch (error) {
     lock.release();
     throw error;

@@ -71,10 +71,14 @@ class DurableNodeFS extends NodeFS {
 }
 
 /** Opens (creating on first use) the embedded PostgreSQL whose files live in `<dataDir>/pgdata`. */
-export async function openPglite(dataDir: string, extraStartParams: string[] = []): Promise<PGlite> {
+export async function openPglite(dataDir: string, extraStartParams: string[] = [], database = 'postgres'): Promise<PGlite> {
   const pgdata = path.join(dataDir, 'pgdata');
   fs.mkdirSync(pgdata, { recursive: true, mode: 0o700 });
-  const pglite = new PGlite({ fs: new DurableNodeFS(pgdata), startParams: [...DURABLE_START_PARAMS, ...extraStartParams] });
+  const pglite = new PGlite({
+    fs: new DurableNodeFS(pgdata),
+    database,
+    startParams: [...DURABLE_START_PARAMS, ...extraStartParams],
+  });
   await pglite.waitReady;
   return pglite;
 }

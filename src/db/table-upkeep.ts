@@ -1,6 +1,7 @@
-import { type Kysely, sql } from 'kysely';
+import { CompiledQuery, type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseHandle, Engine } from './database.js';
+import { type FreezeLimits, limitParameters, OTHER_DATABASES_DUE } from './embedded-freeze.js';
 import type { Database } from './schema.js';
 import { isDatabaseUnavailable } from './unavailable.js';
 
@@ -13,15 +14,18 @@ export interface TableUpkeep {
   reason: 'no statistics' | 'changed' | 'dead rows' | 'inserted' | 'wraparound';
 }
 
-export interface UpkeepOptions {
-  /** Transactions after which a table's oldest unfrozen row id calls for a vacuum; `autovacuum_freeze_max_age` unless given. */
-  freezeMaxAge?: number;
-}
+/** When a table's (or, embedded, another database's) oldest unfrozen id calls for a vacuum; autovacuum's settings unless given. */
+export type UpkeepOptions = FreezeLimits;
 
 export interface UpkeepRun {
   done: TableUpkeep[];
   /** Tables whose statement failed; the others were still done. */
   failed: Array<{ table: string; error: string }>;
+  /**
+   * Embedded: the data directory's other databases (template0, template1) past the freeze age,
+   * which only a start of the service vacuums (embedded-freeze.ts).
+   */
+  restartToFreeze: string[];
 }
 
 interface DueRow {
@@ -64,7 +68,7 @@ export async function keepTablesUp(
   database: Pick<DatabaseHandle, 'db' | 'engine' | 'pool'>,
   options: UpkeepOptions = {},
 ): Promise<UpkeepRun> {
-  const run: UpkeepRun = { done: [], failed: [] };
+  const run: UpkeepRun = { done: [], failed: [], restartToFreeze: [] };
   for (const row of await tablesDue(database.db, database.engine === 'embedded')) {
     const reason: TableUpkeep['reason'] = row.dead_rows
       ? 'dead rows'
@@ -99,7 +103,7 @@ export async function keepTablesUp(
     }
   }
   if (database.engine !== 'embedded') return run;
-  for (const row of await tablesNearWraparound(database.db, options.freezeMaxAge)) {
+  for (const row of await tablesNearWraparound(database.db, options)) {
     try {
       // Past vacuum_freeze_table_age (at most 95% of the freeze age) PostgreSQL makes any vacuum
       // aggressive: it visits every page not yet frozen, as autovacuum's own anti-wraparound run does.
@@ -109,6 +113,10 @@ export async function keepTablesUp(
       run.failed.push({ table: row.table, error: (error as Error).message });
     }
   }
+  const others = await database.db.executeQuery<{ name: string }>(
+    CompiledQuery.raw(OTHER_DATABASES_DUE, limitParameters(options)),
+  );
+  run.restartToFreeze = others.rows.map((row) => row.name);
   return run;
 }
 
@@ -122,20 +130,24 @@ export async function keepTablesUp(
  * outside the statistics views, so this reads `pg_class` for every table the role may vacuum.
  * (Indexes, views, sequences and partitioned tables have no `relfrozenxid`.)
  *
- * Not covered: PGlite's other databases (template0 and template1), which the one database it opens
- * cannot vacuum. PostgreSQL's stop limit counts them too, so an embedded data directory still stops
- * taking writes about two billion transactions after it was created (decision 0105). Nor is the
- * multixact age, which row locks shared between sessions raise and a single session hardly does.
+ * The same goes for multixacts (ids of rows locked by more than one transaction), past
+ * `autovacuum_multixact_freeze_max_age`; their own stop limit is as far off.
+ *
+ * PGlite's other databases (template0 and template1) count towards the stop limit too, but the one
+ * database its backend is connected to cannot vacuum them: a start of the service does
+ * (embedded-freeze.ts, decision 0106), and the run names those due meanwhile.
  */
 async function tablesNearWraparound(
   db: Kysely<Database>,
-  freezeMaxAge: number | undefined,
+  limits: FreezeLimits,
 ): Promise<Array<{ table: string; qualified: string }>> {
-  const limit = freezeMaxAge ?? sql`current_setting('autovacuum_freeze_max_age')::int`;
+  const limit = limits.freezeMaxAge ?? sql`current_setting('autovacuum_freeze_max_age')::int`;
+  const multixactLimit = limits.multixactFreezeMaxAge ?? sql`current_setting('autovacuum_multixact_freeze_max_age')::int`;
   const { rows } = await sql<{ schema: string; name: string; here: boolean }>`
     select n.nspname as schema, c.relname as name, n.nspname = current_schema() as here
     from pg_class c join pg_namespace n on n.oid = c.relnamespace
-    where c.relkind in ('r', 'm', 't') and c.relpersistence <> 't' and age(c.relfrozenxid) > ${limit}
+    where c.relkind in ('r', 'm', 't') and c.relpersistence <> 't'
+      and (age(c.relfrozenxid) > ${limit} or mxid_age(c.relminmxid) > ${multixactLimit})
       and pg_has_role(c.relowner, 'USAGE')
     order by age(c.relfrozenxid) desc`.execute(db);
   return rows.map((row) => ({
