@@ -136,8 +136,7 @@ async function openEmbedded(dataDir: string, freezeLimits: FreezeLimits = {}): P
     pglite = kept.pglite;
     if (kept.frozen.length > 0)
       process.stderr.write(`Vacuumed the embedded databases ${kept.frozen.join(', ')} against transaction id wraparound.\n`);
-    for (const { name, error } of kept.failed)
-      process.stderr.write(`Could not vacuum the embedded database ${name} against transaction id wraparound: ${error}\n`);
+    for (const problem of kept.problems) process.stderr.write(`Against transaction id wraparound, ${problem}\n`);
   } catch (error) {
     lock.release();
     throw error;

@@ -79,6 +79,12 @@ export async function openPglite(dataDir: string, extraStartParams: string[] = [
     database,
     startParams: [...DURABLE_START_PARAMS, ...extraStartParams],
   });
-  await pglite.waitReady;
+  try {
+    await pglite.waitReady;
+  } catch (error) {
+    // Let go of what it opened of the data directory, if anything is left to let go of.
+    await pglite.close().catch(() => {});
+    throw error;
+  }
   return pglite;
 }

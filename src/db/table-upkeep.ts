@@ -113,27 +113,32 @@ export async function keepTablesUp(
       run.failed.push({ table: row.table, error: (error as Error).message });
     }
   }
-  const others = await database.db.executeQuery<{ name: string }>(
-    CompiledQuery.raw(OTHER_DATABASES_DUE, limitParameters(options)),
-  );
-  run.restartToFreeze = others.rows.map((row) => row.name);
+  try {
+    const others = await database.db.executeQuery<{ name: string }>(
+      CompiledQuery.raw(OTHER_DATABASES_DUE, limitParameters(options)),
+    );
+    run.restartToFreeze = others.rows.map((row) => row.name);
+  } catch (error) {
+    run.failed.push({ table: 'the age of the template databases', error: (error as Error).message });
+  }
   return run;
 }
 
 /**
  * Autovacuum's fourth duty, which the embedded engine has no one else for: a table whose oldest
  * unfrozen transaction id is older than `autovacuum_freeze_max_age` (200 million transactions by
- * default) is vacuumed, so that the database's oldest id can advance. Left alone, PostgreSQL stops
- * taking writes some two billion transactions on, and every audited search is a transaction. The
+ * default) is vacuumed, so that the database's oldest id can advance. Left alone, some two billion
+ * transactions on (and every audited search is a transaction) a server stops taking writes, and
+ * PGlite, single-user mode, does not even stop: rows never frozen would seem written in the future. The
  * system catalogs count too (they are the database's as much as the service's tables), and so do
  * TOAST tables, which a vacuum of their table skips when their pages are all visible; both are
  * outside the statistics views, so this reads `pg_class` for every table the role may vacuum.
  * (Indexes, views, sequences and partitioned tables have no `relfrozenxid`.)
  *
  * The same goes for multixacts (ids of rows locked by more than one transaction), past
- * `autovacuum_multixact_freeze_max_age`; their own stop limit is as far off.
+ * `autovacuum_multixact_freeze_max_age`; their own limit is as far off.
  *
- * PGlite's other databases (template0 and template1) count towards the stop limit too, but the one
+ * PGlite's other databases (template0 and template1) count towards the data directory's oldest id too, but the one
  * database its backend is connected to cannot vacuum them: a start of the service does
  * (embedded-freeze.ts, decision 0106), and the run names those due meanwhile.
  */
