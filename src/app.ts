@@ -12,6 +12,7 @@ import { registerAuth } from './http/auth.js';
 import { errorHandler, notFoundHandler } from './http/envelope.js';
 import { createFailedKeyGuard } from './http/failed-key-guard.js';
 import { answerUnavailableWhileClosing, clientErrorHandler, frameworkErrors } from './http/framework-errors.js';
+import { lazySchemaCompilation } from './http/lazy-schemas.js';
 import { registerMetrics } from './http/metrics.js';
 import { type RouteSummary, registerOpenApi } from './http/openapi.js';
 import { registerRateLimit } from './http/rate-limit.js';
@@ -55,6 +56,8 @@ declare module 'fastify' {
     crypto: Crypto;
     /** The background jobs (src/jobs): `redflag jobs status`, and tests that run a job at a moved clock. */
     jobs: Scheduler;
+    /** Compiles the route schemas no request has needed yet (lazy-schemas.ts); server.ts calls it once listening. */
+    compileRemainingSchemas: () => Promise<number>;
   }
 }
 
@@ -124,7 +127,9 @@ export async function buildApp({
   clock = systemClock,
   now,
 }: AppOptions): Promise<FastifyInstance> {
+  const schemas = lazySchemaCompilation(validatorCompiler);
   const options: FastifyHttpOptions<Server> = {
+    schemaController: { compilersFactory: { buildSerializer: schemas.buildSerializer } },
     loggerInstance: createLogger(config, logStream) as FastifyBaseLogger,
     genReqId: requestId,
     // A hop count means: believe that many proxies in front of us.
@@ -149,7 +154,8 @@ export async function buildApp({
   };
   const app = Fastify(options).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(schemas.validatorCompiler);
+  app.decorate('compileRemainingSchemas', schemas.compileRemaining);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   acceptJsonOnly(app);

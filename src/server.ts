@@ -107,6 +107,11 @@ export async function serve(config: Config = loadConfig(), options: { migrate?: 
     { engine: database.engine, port, startupMs: Math.round(performance.now() - startedAt) },
     `Redflag listening on ${config.host}:${port}`,
   );
+  // Route schemas are compiled on first use so that a restart answers sooner; the rest now, between requests.
+  server.compileRemainingSchemas().then(
+    (count) => server.log.debug({ schemas: count }, 'route schemas compiled'),
+    (err) => server.log.error({ err }, 'a route schema does not compile'),
+  );
 
   closeWithGrace({ delay: config.shutdownGraceMs }, async ({ signal, err }) => {
     if (err) server.log.error({ err }, 'shutting down after an unexpected error');
