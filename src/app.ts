@@ -12,7 +12,7 @@ import { registerAuth } from './http/auth.js';
 import { errorHandler, notFoundHandler } from './http/envelope.js';
 import { createFailedKeyGuard } from './http/failed-key-guard.js';
 import { answerUnavailableWhileClosing, clientErrorHandler, frameworkErrors } from './http/framework-errors.js';
-import { lazySchemaCompilation } from './http/lazy-schemas.js';
+import { lazySchemaCompilation, type SchemaCompilation } from './http/lazy-schemas.js';
 import { registerMetrics } from './http/metrics.js';
 import { type RouteSummary, registerOpenApi } from './http/openapi.js';
 import { registerRateLimit } from './http/rate-limit.js';
@@ -56,8 +56,8 @@ declare module 'fastify' {
     crypto: Crypto;
     /** The background jobs (src/jobs): `redflag jobs status`, and tests that run a job at a moved clock. */
     jobs: Scheduler;
-    /** Compiles the route schemas no request has needed yet (lazy-schemas.ts); server.ts calls it once listening. */
-    compileRemainingSchemas: () => Promise<number>;
+    /** The route schemas, compiled on first use (lazy-schemas.ts); server.ts compiles the rest once listening. */
+    routeSchemas: SchemaCompilation;
   }
 }
 
@@ -155,7 +155,7 @@ export async function buildApp({
   const app = Fastify(options).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(schemas.validatorCompiler);
-  app.decorate('compileRemainingSchemas', schemas.compileRemaining);
+  app.decorate('routeSchemas', schemas);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   acceptJsonOnly(app);

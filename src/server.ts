@@ -108,9 +108,9 @@ export async function serve(config: Config = loadConfig(), options: { migrate?: 
     `Redflag listening on ${config.host}:${port}`,
   );
   // Route schemas are compiled on first use so that a restart answers sooner; the rest now, between requests.
-  server.compileRemainingSchemas().then(
+  server.routeSchemas.compileRemaining().then(
     (count) => server.log.debug({ schemas: count }, 'route schemas compiled'),
-    (err) => server.log.error({ err }, 'a route schema does not compile'),
+    (err) => server.log.error({ err }, 'route schemas do not compile'),
   );
 
   closeWithGrace({ delay: config.shutdownGraceMs }, async ({ signal, err }) => {

@@ -1,4 +1,5 @@
-import Fastify from 'fastify';
+import { createRequire } from 'node:module';
+import Fastify, { type FastifySchemaCompiler } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lazySchemaCompilation } from '../src/http/lazy-schemas.js';
 import { validatorCompiler } from '../src/http/validation.js';
@@ -11,34 +12,57 @@ describe('route schemas compiled on first use', () => {
   });
   afterAll(() => t.close());
 
-  it('every route’s schemas compile (what the serving process does once listening)', async () => {
-    // Nothing compiled them yet: the app is ready without them.
-    const compiled = await t.app.compileRemainingSchemas();
-    // At least a validator or a serializer for every route (HEAD routes have their own serializers).
-    expect(compiled).toBeGreaterThan(t.app.routeList.length);
-    expect(await t.app.compileRemainingSchemas()).toBe(0);
+  it('leaves validators and success serializers to the first request, compiles the error serializers at once, and every schema compiles', async () => {
+    const pending = t.app.routeSchemas.pending();
+    expect(pending).toEqual(
+      expect.arrayContaining([
+        'POST /api/v1/external/reports/search (body)',
+        'POST /api/v1/external/reports/search (200)',
+        'GET /api/v1/meta-data/banks (200)',
+        'HEAD /api/v1/meta-data/banks (200)',
+      ]),
+    );
+    // Errors are answered through these; a failure there would answer outside the envelope.
+    expect(pending.filter((label) => / \([45]\d\d\)$/.test(label))).toEqual([]);
+    // What the serving process does once listening.
+    expect(await t.app.routeSchemas.compileRemaining()).toBe(pending.length);
+    expect(t.app.routeSchemas.pending()).toEqual([]);
+  });
+
+  it('uses the serializer compiler Fastify itself uses, not a second copy', () => {
+    const ours = createRequire(import.meta.url).resolve('@fastify/fast-json-stringify-compiler');
+    const fastifys = createRequire(createRequire(import.meta.url).resolve('fastify')).resolve(
+      '@fastify/fast-json-stringify-compiler',
+    );
+    expect(ours).toBe(fastifys);
   });
 });
 
 describe('lazySchemaCompilation', () => {
-  function appWith(schema: object) {
-    const schemas = lazySchemaCompilation(validatorCompiler);
+  function appWith(bodies: Record<string, object>) {
+    let validatorsCompiled = 0;
+    const counting: FastifySchemaCompiler<unknown> = (definition) => {
+      validatorsCompiled += 1;
+      return validatorCompiler(definition);
+    };
+    const schemas = lazySchemaCompilation(counting);
     const app = Fastify({ schemaController: { compilersFactory: { buildSerializer: schemas.buildSerializer } } });
     app.setValidatorCompiler(schemas.validatorCompiler);
-    app.post(
-      '/things',
-      { schema: { body: schema, response: { 200: { type: 'object', properties: { id: { type: 'integer' } } } } } },
-      async (request) => ({
-        id: (request.body as { id: number }).id,
-        extra: 'left out by the serializer',
-      }),
-    );
-    return { app, schemas };
+    for (const [url, body] of Object.entries(bodies))
+      app.post(
+        url,
+        { schema: { body, response: { 200: { type: 'object', properties: { id: { type: 'integer' } } } } } },
+        async (request) => ({ id: (request.body as { id: number }).id, extra: 'left out by the serializer' }),
+      );
+    return { app, schemas, validatorsCompiled: () => validatorsCompiled };
   }
+  const integerId = { type: 'object', required: ['id'], properties: { id: { type: 'integer' } } };
+  const broken = { type: 'object', properties: { id: { type: 'no such type' } } };
 
-  it('validates, names what failed, and serializes, each compiled at its first request', async () => {
-    const { app, schemas } = appWith({ type: 'object', required: ['id'], properties: { id: { type: 'integer' } } });
+  it('validates, names what failed, and serializes, each compiled once at its first request', async () => {
+    const { app, schemas, validatorsCompiled } = appWith({ '/things': integerId });
     await app.ready();
+    expect(schemas.pending()).toEqual(['POST /things (body)', 'POST /things (200)']);
     const refused = await app.inject({ method: 'POST', url: '/things', payload: { id: 'seven' } });
     expect(refused.statusCode).toBe(400);
     expect(refused.json().message).toBe('body/id must be integer');
@@ -46,15 +70,29 @@ describe('lazySchemaCompilation', () => {
     expect(unstorable.json().message).toBe('body/note must not contain the NUL character (U+0000)');
     const ok = await app.inject({ method: 'POST', url: '/things', payload: { id: 7 } });
     expect(ok.json()).toEqual({ id: 7 });
-    // The body validator and the 200 serializer are compiled; nothing else was there to compile.
+    expect(validatorsCompiled()).toBe(1);
+    expect(schemas.pending()).toEqual([]);
     expect(await schemas.compileRemaining()).toBe(0);
     await app.close();
   });
 
-  it('lets the app start with a schema that cannot compile, and compileRemaining names its route', async () => {
-    const { app, schemas } = appWith({ type: 'object', properties: { id: { type: 'no such type' } } });
+  it('starts with schemas that cannot compile; compileRemaining names every one, and a request there is a 500, compiled only once', async () => {
+    const { app, schemas, validatorsCompiled } = appWith({ '/one': broken, '/two': broken, '/fine': integerId });
     await app.ready();
-    await expect(schemas.compileRemaining()).rejects.toThrow(/^the schema of POST \/things \(body\) does not compile: /);
+    const failure = await schemas.compileRemaining().then(
+      () => undefined,
+      (error: Error) => error.message,
+    );
+    expect(failure).toMatch(
+      /^the schema of POST \/one \(body\) does not compile: .+; the schema of POST \/two \(body\) does not compile: /,
+    );
+    // The routes after the broken ones were compiled all the same.
+    expect(schemas.pending()).toEqual([]);
+    const compiledBefore = validatorsCompiled();
+    for (let n = 0; n < 2; n++)
+      expect((await app.inject({ method: 'POST', url: '/one', payload: { id: 1 } })).statusCode).toBe(500);
+    expect(validatorsCompiled()).toBe(compiledBefore);
+    expect((await app.inject({ method: 'POST', url: '/fine', payload: { id: 1 } })).json()).toEqual({ id: 1 });
     await app.close();
   });
 });

@@ -22,8 +22,16 @@ export const ERROR_DESCRIPTIONS: Record<number, string> = {
   422: 'Idempotency key reused with a different body',
 };
 
+const errorResponseByStatus = new Map<number, object>();
+
+/** One object a status, shared by every route: its serializer is compiled once (lazy-schemas.ts). */
 function errorResponse(status: number) {
-  return { ...ErrorEnvelope, description: ERROR_DESCRIPTIONS[status] ?? 'Error' };
+  let response = errorResponseByStatus.get(status);
+  if (!response) {
+    response = { ...ErrorEnvelope, description: ERROR_DESCRIPTIONS[status] ?? 'Error' };
+    errorResponseByStatus.set(status, response);
+  }
+  return response;
 }
 
 /** Lets a route declare the extra error statuses it can answer, documented and serialised. */
