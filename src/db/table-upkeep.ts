@@ -11,7 +11,7 @@ export interface TableUpkeep {
   table: string;
   action: 'analyze' | 'vacuum analyze' | 'vacuum';
   /** Which rule asked for it (see tablesDue and tablesNearWraparound). */
-  reason: 'no statistics' | 'changed' | 'dead rows' | 'inserted' | 'wraparound';
+  reason: 'no statistics' | 'changed' | 'dead rows' | 'inserted' | 'grown' | 'wraparound';
 }
 
 /** When a table's (or, embedded, another database's) oldest unfrozen id calls for a vacuum; autovacuum's settings unless given. */
@@ -35,6 +35,7 @@ interface DueRow {
   changed: boolean;
   dead_rows: boolean;
   inserted: boolean;
+  grown: boolean;
 }
 
 /**
@@ -74,10 +75,12 @@ export async function keepTablesUp(
       ? 'dead rows'
       : row.inserted
         ? 'inserted'
-        : row.no_statistics
-          ? 'no statistics'
-          : 'changed';
-    const vacuum = row.dead_rows || row.inserted;
+        : row.grown
+          ? 'grown'
+          : row.no_statistics
+            ? 'no statistics'
+            : 'changed';
+    const vacuum = row.dead_rows || row.inserted || row.grown;
     const table = `${pg.escapeIdentifier(row.schema)}.${pg.escapeIdentifier(row.table)}`;
     try {
       // Vacuum and analyse as two statements, a connection taken for each: on the embedded
@@ -204,6 +207,13 @@ export async function onOwnConnection(pool: pg.Pool, statements: string[], engin
  * turns it off; PostgreSQL 18's cap on the dead-row threshold applies where the setting exists).
  * Not applied: PostgreSQL 18's scaling of the insert threshold by the table's unfrozen part, and
  * per-table autovacuum settings. `reltuples` = -1 counts as 0, as autovacuum counts it.
+ *
+ * Embedded, one rule of our own: PGlite loses those counters at every stop, clean or not (a
+ * server's checkpointer writes them out at shutdown; single-user mode has none), so a registry
+ * restarted more often than a tenth of it changes would never come due by them. What survives a
+ * restart is `relpages`, the size the last vacuum or analyse saw: a table grown by more than
+ * `autovacuum_analyze_scale_factor` of it since (plus a page) is vacuumed and analysed ("grown").
+ * Deletions do not grow a table, so rows deleted before a restart wait for the next growth.
  */
 async function tablesDue(db: Kysely<Database>, standInForAutovacuum: boolean): Promise<DueRow[]> {
   const setting = (name: string) => sql`current_setting(${name})::float8`;
@@ -211,7 +221,7 @@ async function tablesDue(db: Kysely<Database>, standInForAutovacuum: boolean): P
   // PostgreSQL 18's cap on the dead-row threshold; -1 (or an older server, without it) is no cap.
   const maxDeadThreshold = sql`coalesce(nullif(current_setting('autovacuum_vacuum_max_threshold', true)::float8, -1), 'infinity')`;
   const { rows: due } = await sql<DueRow>`
-    select schema_name as schema, table_name as table, no_statistics, changed, dead_rows, inserted from (
+    select schema_name as schema, table_name as table, no_statistics, changed, dead_rows, inserted, grown from (
       select s.schemaname as schema_name, s.relname as table_name,
         c.reltuples = -1 as no_statistics,
         (${standInForAutovacuum} and s.n_mod_since_analyze >
@@ -219,11 +229,13 @@ async function tablesDue(db: Kysely<Database>, standInForAutovacuum: boolean): P
         (${standInForAutovacuum} and s.n_dead_tup > least(${maxDeadThreshold},
           ${setting('autovacuum_vacuum_threshold')} + ${setting('autovacuum_vacuum_scale_factor')} * ${rows})) as dead_rows,
         (${standInForAutovacuum} and ${setting('autovacuum_vacuum_insert_threshold')} >= 0 and s.n_ins_since_vacuum >
-          ${setting('autovacuum_vacuum_insert_threshold')} + ${setting('autovacuum_vacuum_insert_scale_factor')} * ${rows}) as inserted
+          ${setting('autovacuum_vacuum_insert_threshold')} + ${setting('autovacuum_vacuum_insert_scale_factor')} * ${rows}) as inserted,
+        (${standInForAutovacuum} and c.reltuples <> -1 and pg_relation_size(c.oid) / current_setting('block_size')::int >
+          greatest(c.relpages, 0) * (1 + ${setting('autovacuum_analyze_scale_factor')}) + 1) as grown
       from pg_stat_user_tables s join pg_class c on c.oid = s.relid
       where s.schemaname = current_schema() and pg_has_role(c.relowner, 'USAGE')
     ) t
-    where no_statistics or changed or dead_rows or inserted
+    where no_statistics or changed or dead_rows or inserted or grown
     order by table_name`.execute(db);
   return due;
 }
