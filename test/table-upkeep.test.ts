@@ -217,6 +217,7 @@ describe.skipIf(engine !== 'embedded')('table upkeep across a restart of the emb
   }, async () => {
     const first = await createTestDatabase();
     const dataDir = first.dataDir;
+    let firstOpen = true;
     let database: DatabaseHandle | undefined;
     try {
       await writeAndPublish(first.db, [
@@ -226,11 +227,12 @@ describe.skipIf(engine !== 'embedded')('table upkeep across a restart of the emb
       expect(await upkeepOf(first, 'upkeep_growing')).toEqual([
         { table: 'upkeep_growing', action: 'vacuum analyze', reason: 'inserted' },
       ]);
-      // A quarter more rows: past 1000 + 20% inserted, not yet vacuumed when the service stops.
+      // A quarter more rows, past the analyse threshold (50 + 10%), not yet analysed when the service stops.
       await writeAndPublish(first.db, [
         "insert into upkeep_growing select g, repeat('x', 100) from generate_series(2001, 2500) g",
       ]);
       await first.close({ keepFiles: true });
+      firstOpen = false;
       database = await openDatabase({ databaseUrl: undefined, dataDir, poolSize: 1 });
       const { rows } = await sql<{ inserted: number; changed: number }>`
         select n_ins_since_vacuum::int as inserted, n_mod_since_analyze::int as changed
@@ -246,7 +248,15 @@ describe.skipIf(engine !== 'embedded')('table upkeep across a restart of the emb
         select reltuples::int as rows from pg_class where oid = 'upkeep_growing'::regclass`.execute(database.db);
       expect(counted[0]?.rows).toBe(2500);
       expect((await keepTablesUp(database)).done.filter((done) => done.table === 'upkeep_growing')).toEqual([]);
+      // From its first upkeep after the start, the counters tell: 350 more rows are a change (past 50 + 10%), not growth.
+      await writeAndPublish(database.db, [
+        "insert into upkeep_growing select g, repeat('x', 100) from generate_series(2501, 2850) g",
+      ]);
+      expect((await keepTablesUp(database)).done.filter((done) => done.table === 'upkeep_growing')).toEqual([
+        { table: 'upkeep_growing', action: 'analyze', reason: 'changed' },
+      ]);
     } finally {
+      if (firstOpen) await first.close({ keepFiles: true });
       await database?.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     }

@@ -197,7 +197,8 @@ export async function onOwnConnection(pool: pg.Pool, statements: string[], engin
 
 /**
  * The schema's tables that need the upkeep, read from the cumulative statistics (`pg_stat_user_tables`)
- * and `pg_class`, with no lock on any table. Only tables the service's role owns (so may analyse).
+ * and `pg_class` (and, embedded, each table's size, which takes a share lock that waits for
+ * nothing the service does). Only tables the service's role owns (so may analyse).
  *
  * "No statistics" is `reltuples = -1`: never vacuumed nor analysed, as a table in PGlite or after
  * `pg_upgrade` before PostgreSQL 18 (its counters reset too, so they cannot tell). An analyse sets
@@ -208,12 +209,13 @@ export async function onOwnConnection(pool: pg.Pool, statements: string[], engin
  * Not applied: PostgreSQL 18's scaling of the insert threshold by the table's unfrozen part, and
  * per-table autovacuum settings. `reltuples` = -1 counts as 0, as autovacuum counts it.
  *
- * Embedded, one rule of our own: PGlite loses those counters at every stop, clean or not (a
- * server's checkpointer writes them out at shutdown; single-user mode has none), so a registry
- * restarted more often than a tenth of it changes would never come due by them. What survives a
- * restart is `relpages`, the size the last vacuum or analyse saw: a table grown by more than
- * `autovacuum_analyze_scale_factor` of it since (plus a page) is vacuumed and analysed ("grown").
- * Deletions do not grow a table, so rows deleted before a restart wait for the next growth.
+ * Embedded, one rule of our own: PGlite (0.5) comes back from every stop, clean or not, with
+ * those counters at zero, so a registry restarted more often than a tenth of it changes would never
+ * come due by them. What survives is `relpages`, the size the last vacuum, analyse or index build
+ * saw: until the table's first vacuum or analyse after a start (while the counters cannot be
+ * trusted), a table grown by more than `autovacuum_analyze_scale_factor` of it (plus a page) is
+ * vacuumed and analysed ("grown"). From then on the counters tell, as on a server. Deletions do not
+ * grow a table, so rows deleted before a restart wait for the next growth.
  */
 async function tablesDue(db: Kysely<Database>, standInForAutovacuum: boolean): Promise<DueRow[]> {
   const setting = (name: string) => sql`current_setting(${name})::float8`;
@@ -230,7 +232,8 @@ async function tablesDue(db: Kysely<Database>, standInForAutovacuum: boolean): P
           ${setting('autovacuum_vacuum_threshold')} + ${setting('autovacuum_vacuum_scale_factor')} * ${rows})) as dead_rows,
         (${standInForAutovacuum} and ${setting('autovacuum_vacuum_insert_threshold')} >= 0 and s.n_ins_since_vacuum >
           ${setting('autovacuum_vacuum_insert_threshold')} + ${setting('autovacuum_vacuum_insert_scale_factor')} * ${rows}) as inserted,
-        (${standInForAutovacuum} and c.reltuples <> -1 and pg_relation_size(c.oid) / current_setting('block_size')::int >
+        (${standInForAutovacuum} and c.reltuples <> -1 and s.last_vacuum is null and s.last_analyze is null
+          and pg_relation_size(c.oid) / current_setting('block_size')::int >
           greatest(c.relpages, 0) * (1 + ${setting('autovacuum_analyze_scale_factor')}) + 1) as grown
       from pg_stat_user_tables s join pg_class c on c.oid = s.relid
       where s.schemaname = current_schema() and pg_has_role(c.relowner, 'USAGE')
