@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { RedflagPostgresDialect } from './dialect.js';
 import { openPglite } from './embedded.js';
+import { type CheckpointerOptions, createCheckpointer } from './embedded-checkpointer.js';
 import { type FreezeLimits, withOtherDatabasesFrozen } from './embedded-freeze.js';
 import { pgliteClientConfig } from './pglite-connection.js';
 import { preparingPool } from './prepared-pool.js';
@@ -33,6 +34,8 @@ export interface DatabaseOptions {
   timeouts?: DatabaseTimeouts;
   /** Embedded: when the data directory's other databases are vacuumed; PostgreSQL's autovacuum settings unless given (tests). */
   freezeLimits?: FreezeLimits;
+  /** Embedded: when WAL calls for a checkpoint, and how often it is looked at (tests). */
+  checkpoint?: CheckpointerOptions;
 }
 
 export interface DatabaseTimeouts {
@@ -76,7 +79,9 @@ export function servingDatabaseOptions(
 
 /** One code path for both engines: Kysely → node-postgres → a server socket or PGlite in process. */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  return options.databaseUrl ? openServer(options.databaseUrl, options) : openEmbedded(options.dataDir, options.freezeLimits);
+  return options.databaseUrl
+    ? openServer(options.databaseUrl, options)
+    : openEmbedded(options.dataDir, options.freezeLimits, options.checkpoint);
 }
 
 async function openServer(url: string, options: DatabaseOptions): Promise<DatabaseHandle> {
@@ -128,7 +133,11 @@ async function ensureSchema(url: string, schema: string): Promise<void> {
   }
 }
 
-async function openEmbedded(dataDir: string, freezeLimits: FreezeLimits = {}): Promise<DatabaseHandle> {
+async function openEmbedded(
+  dataDir: string,
+  freezeLimits: FreezeLimits = {},
+  checkpoint: CheckpointerOptions = {},
+): Promise<DatabaseHandle> {
   const lock = await lockDataDir(dataDir);
   let pglite: PGlite;
   try {
@@ -149,6 +158,14 @@ async function openEmbedded(dataDir: string, freezeLimits: FreezeLimits = {}): P
   const asyncCommits = createWalFlusher(db, () => {
     // The next tick retries; a database that cannot commit fails louder elsewhere.
   });
+  const checkpointer = createCheckpointer(
+    db,
+    (error) =>
+      process.stderr.write(
+        `The embedded database's checkpoint failed, and is tried again each second: ${(error as Error).message}\n`,
+      ),
+    checkpoint,
+  );
   return {
     db,
     engine: 'embedded',
@@ -157,6 +174,7 @@ async function openEmbedded(dataDir: string, freezeLimits: FreezeLimits = {}): P
     async close() {
       try {
         await asyncCommits.close();
+        await checkpointer.close();
         await db.destroy();
         await pglite.close();
       } finally {

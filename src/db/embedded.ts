@@ -39,10 +39,11 @@ const DURABLE_START_PARAMS = [
   // at 1,000,000 identifiers 32 MB cost no measurable search time and saved about 100 MB of RSS.
   '-c',
   'shared_buffers=32MB',
-  // No background checkpointer: the backend checkpoints when this much WAL has accumulated, and
-  // recycles old segments down to min_wal_size, so the data directory does not carry 1 GB of WAL.
+  // No checkpointer process, and single-user mode never checkpoints for WAL volume by itself:
+  // embedded-checkpointer.ts does, every 32 MB. Here these only bound the segments a checkpoint
+  // keeps for reuse: PostgreSQL's defaults would keep up to 1 GB of them.
   '-c',
-  'max_wal_size=256MB',
+  'max_wal_size=96MB',
   '-c',
   'min_wal_size=32MB',
 ];

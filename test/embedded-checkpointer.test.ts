@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { type DatabaseHandle, openDatabase } from '../src/db/database.js';
+import type { CheckpointerOptions } from '../src/db/embedded-checkpointer.js';
+import { engine } from './helpers/test-database.js';
+
+const MB = 1024 * 1024;
+const opened: Array<{ handle: DatabaseHandle; dataDir: string }> = [];
+
+async function openEmbedded(checkpoint: CheckpointerOptions): Promise<DatabaseHandle> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'redflag-checkpoint-'));
+  fs.cpSync(inject('embeddedTemplateDir'), dataDir, { recursive: true });
+  const handle = await openDatabase({ databaseUrl: undefined, dataDir, poolSize: 1, checkpoint });
+  opened.push({ handle, dataDir });
+  return handle;
+}
+
+/** The last checkpoint's redo point, and how much WAL a crash now would replay from it. */
+async function walState(database: DatabaseHandle): Promise<{ redo: string; since: number }> {
+  const { rows } = await sql<{ redo: string; since: number }>`
+    select redo_lsn::text as redo, pg_wal_lsn_diff(pg_current_wal_insert_lsn(), redo_lsn)::float8 as since
+    from pg_control_checkpoint()`.execute(database.db);
+  return rows[0] as { redo: string; since: number };
+}
+
+/** About `megabytes` of WAL, as a burst of audited searches or a screening job writes it. */
+async function writeWal(database: DatabaseHandle, megabytes: number) {
+  await sql`create table if not exists wal_filler (id bigserial primary key, body text)`.execute(database.db);
+  await sql`insert into wal_filler (body) select repeat(md5(g::text), 8) from generate_series(1, ${megabytes * 3_000}) g`.execute(
+    database.db,
+  );
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+afterEach(async () => {
+  for (const { handle, dataDir } of opened.splice(0)) {
+    await handle.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+describe.skipIf(engine !== 'embedded')('the embedded engine’s checkpoints (PGlite has no checkpointer)', () => {
+  it('checkpoints once the WAL since the last checkpoint passes the bound, so a crash replays little', async () => {
+    const database = await openEmbedded({ walBytes: 2 * MB, checkEveryMs: 50 });
+    const before = await walState(database);
+    await writeWal(database, 8);
+    // PostgreSQL in single-user mode would not checkpoint by itself: the WAL is there to replay.
+    let state = await walState(database);
+    expect(state.since).toBeGreaterThan(4 * MB);
+    for (let waited = 0; state.redo === before.redo && waited < 5_000; waited += 50) {
+      await sleep(50);
+      state = await walState(database);
+    }
+    expect(state.redo).not.toBe(before.redo);
+    expect(state.since).toBeLessThan(2 * MB);
+  });
+
+  it('leaves the WAL alone below the bound', async () => {
+    const database = await openEmbedded({ walBytes: 64 * MB, checkEveryMs: 20 });
+    const before = await walState(database);
+    await writeWal(database, 8);
+    await sleep(300);
+    const after = await walState(database);
+    expect(after.redo).toBe(before.redo);
+    expect(after.since).toBeGreaterThan(4 * MB);
+  });
+});
