@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,14 +9,15 @@ import type { CheckpointerOptions } from '../src/db/embedded-checkpointer.js';
 import { engine } from './helpers/test-database.js';
 
 const MB = 1024 * 1024;
-const opened: Array<{ handle: DatabaseHandle; dataDir: string }> = [];
+const opened: Array<{ handle?: DatabaseHandle; dataDir: string }> = [];
 
 async function openEmbedded(checkpoint: CheckpointerOptions): Promise<DatabaseHandle> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'redflag-checkpoint-'));
+  const entry: { handle?: DatabaseHandle; dataDir: string } = { dataDir };
+  opened.push(entry);
   fs.cpSync(inject('embeddedTemplateDir'), dataDir, { recursive: true });
-  const handle = await openDatabase({ databaseUrl: undefined, dataDir, poolSize: 1, checkpoint });
-  opened.push({ handle, dataDir });
-  return handle;
+  entry.handle = await openDatabase({ databaseUrl: undefined, dataDir, poolSize: 1, checkpoint });
+  return entry.handle;
 }
 
 /** The last checkpoint's redo point, and how much WAL a crash now would replay from it. */
@@ -34,12 +36,30 @@ async function writeWal(database: DatabaseHandle, megabytes: number) {
   );
 }
 
+const root = path.resolve(import.meta.dirname, '..');
+
+/** Runs `code` (an ES module) in a node process of its own; resolves with how it ended and in how many ms. */
+function runNode(code: string, killAfterMs: number): Promise<{ code: number | null; signal: string | null; ms: number }> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, ['--input-type=module', '-e', code], { cwd: root, stdio: 'ignore' });
+    const killer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    child.on('exit', (code, signal) => {
+      clearTimeout(killer);
+      resolve({ code, signal, ms: performance.now() - started });
+    });
+  });
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 afterEach(async () => {
   for (const { handle, dataDir } of opened.splice(0)) {
-    await handle.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    try {
+      await handle?.close();
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   }
 });
 
@@ -68,4 +88,18 @@ describe.skipIf(engine !== 'embedded')('the embedded engine’s checkpoints (PGl
     expect(after.redo).toBe(before.redo);
     expect(after.since).toBeGreaterThan(4 * MB);
   });
+
+  it('lets a process that never closes its database end, as it did before the checkpointer looked each second', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'redflag-checkpoint-'));
+    opened.push({ dataDir });
+    fs.cpSync(inject('embeddedTemplateDir'), dataDir, { recursive: true });
+    // dist/ is what `npm test` built. PGlite itself holds the process about 10 s after its last query.
+    const ended = await runNode(
+      `import { openDatabase } from './dist/db/database.js';
+       const database = await openDatabase({ databaseUrl: undefined, dataDir: ${JSON.stringify(dataDir)}, poolSize: 1 });
+       await database.pool.query('select 1');`,
+      40_000,
+    );
+    expect(ended).toMatchObject({ code: 0, signal: null });
+  }, 60_000);
 });

@@ -150,8 +150,10 @@ async function openEmbedded(
     lock.release();
     throw error;
   }
-  // PGlite is one single-user PostgreSQL backend: one connection, queries queue in the pool.
-  const pool = new pg.Pool({ ...pgliteClientConfig(pglite), max: 1, types });
+  // PGlite is one single-user PostgreSQL backend: one connection, queries queue in the pool. Its
+  // in-process connection is never reaped: an idle timer, restarted at every release, would keep a
+  // process that forgot to close alive for ever once the checkpointer looks each second.
+  const pool = new pg.Pool({ ...pgliteClientConfig(pglite), max: 1, idleTimeoutMillis: 0, types });
   const db = new Kysely<Database>({
     dialect: new RedflagPostgresDialect({ pool: preparingPool(pool, { dropFailedConnections: false }) }),
   });
@@ -173,8 +175,9 @@ async function openEmbedded(
     asyncCommits,
     async close() {
       try {
-        await asyncCommits.close();
+        // The checkpointer first: the close below writes the shutdown checkpoint anyway.
         await checkpointer.close();
+        await asyncCommits.close();
         await db.destroy();
         await pglite.close();
       } finally {

@@ -4,7 +4,7 @@ import type { Database } from './schema.js';
 /**
  * WAL written since the last checkpoint's redo point past which the embedded engine checkpoints.
  * A crash replays what lies after that point: about 15 ms a megabyte on the 2-core bench machine,
- * so at most about half a second on top of a restart's 1.8 s (decision 0109).
+ * so typically about half a second on top of a restart's 1.8 s (decision 0109).
  */
 export const CHECKPOINT_WAL_BYTES = 32 * 1024 * 1024;
 /** How often the WAL written is looked at: one short query on the one connection. */
@@ -29,8 +29,11 @@ export interface Checkpointer {
  * (625 MB after 625 MB of writes, `max_wal_size` notwithstanding), and a `kill -9` then replays
  * all of it before the next start answers (11.8 s for those 625 MB). This is the checkpointer's
  * volume trigger: each second, the distance from the last redo point; past the bound, `CHECKPOINT`,
- * which also recycles the segments no longer needed. PGlite runs on Node's main thread, so requests
- * wait while it writes the dirty shared buffers (at most 32 MB of them): 40–80 ms measured.
+ * which also recycles the segments no longer needed. The bound is what a crash typically replays,
+ * not a limit: the check runs between statements, and one large statement (an index build, a
+ * vacuum) can write past it first. PGlite runs on Node's main thread, so requests wait while a
+ * checkpoint writes the dirty shared buffers (at most 32 MB of them) and syncs the files written
+ * since the last one: 44–103 ms each during a screening job.
  */
 export function createCheckpointer(
   db: Kysely<Database>,
