@@ -212,7 +212,9 @@ export async function buildApp({
     origin: new URL(config.publicUrl).origin,
     defaultRateLimitPerMinute: config.rateLimitPerMinute,
   });
-  const metrics = registerMetrics(app, database.pool, { allow: config.metricsAllow }, () => crypto.keyring.sealCounts());
+  const metrics = registerMetrics(app, database.pool, { allow: config.metricsAllow, checkpoints: database.checkpoints }, () =>
+    crypto.keyring.sealCounts(),
+  );
   await registerRateLimit(app, { defaultPerMinute: config.rateLimitPerMinute, redis });
 
   const checks: ReadinessCheck[] = [

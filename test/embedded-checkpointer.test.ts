@@ -77,6 +77,9 @@ describe.skipIf(engine !== 'embedded')('the embedded engine’s checkpoints (PGl
     }
     expect(state.redo).not.toBe(before.redo);
     expect(state.since).toBeLessThan(2 * MB);
+    const stats = database.checkpoints?.();
+    expect(stats?.count).toBeGreaterThanOrEqual(1);
+    expect(stats?.seconds).toBeGreaterThan(0);
   });
 
   it('leaves the WAL alone below the bound', async () => {
@@ -87,6 +90,7 @@ describe.skipIf(engine !== 'embedded')('the embedded engine’s checkpoints (PGl
     const after = await walState(database);
     expect(after.redo).toBe(before.redo);
     expect(after.since).toBeGreaterThan(4 * MB);
+    expect(database.checkpoints?.()).toEqual({ count: 0, seconds: 0 });
   });
 
   it('lets a process that never closes its database end, as it did before the checkpointer looked each second', async () => {

@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { RedflagPostgresDialect } from './dialect.js';
 import { openPglite } from './embedded.js';
-import { type CheckpointerOptions, createCheckpointer } from './embedded-checkpointer.js';
+import { type CheckpointerOptions, type CheckpointStats, createCheckpointer } from './embedded-checkpointer.js';
 import { type FreezeLimits, withOtherDatabasesFrozen } from './embedded-freeze.js';
 import { pgliteClientConfig } from './pglite-connection.js';
 import { preparingPool } from './prepared-pool.js';
@@ -21,6 +21,8 @@ export interface DatabaseHandle {
   pool: pg.Pool;
   /** Keeps the promise of `synchronous_commit = off` transactions (see wal-flusher.ts). */
   asyncCommits: AsyncCommits;
+  /** Embedded: the checkpoints run for WAL volume (embedded-checkpointer.ts); a server's are its own. */
+  checkpoints?: () => CheckpointStats;
   close(): Promise<void>;
 }
 
@@ -173,6 +175,7 @@ async function openEmbedded(
     engine: 'embedded',
     pool,
     asyncCommits,
+    checkpoints: checkpointer.stats,
     async close() {
       try {
         // The checkpointer first: the close below writes the shutdown checkpoint anyway.

@@ -15,7 +15,15 @@ export interface CheckpointerOptions {
   checkEveryMs?: number;
 }
 
+/** What the checkpointer did since the process opened the database, for `/metrics`. */
+export interface CheckpointStats {
+  count: number;
+  /** Time spent in `CHECKPOINT`, while requests waited. */
+  seconds: number;
+}
+
 export interface Checkpointer {
+  stats(): CheckpointStats;
   /** Stops looking (the close that follows writes the shutdown checkpoint). */
   close(): Promise<void>;
 }
@@ -44,11 +52,15 @@ export function createCheckpointer(
   const walBytes = options.walBytes ?? CHECKPOINT_WAL_BYTES;
   let running: Promise<void> | undefined;
   let failing = false;
+  const stats: CheckpointStats = { count: 0, seconds: 0 };
   const check = async (): Promise<boolean> => {
     const { rows } = await sql<{ since: number }>`
       select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), redo_lsn)::float8 as since from pg_control_checkpoint()`.execute(db);
     if ((rows[0]?.since ?? 0) < walBytes) return false;
+    const started = performance.now();
     await sql`checkpoint`.execute(db);
+    stats.count += 1;
+    stats.seconds += (performance.now() - started) / 1000;
     return true;
   };
   const timer = setInterval(() => {
@@ -69,6 +81,7 @@ export function createCheckpointer(
   }, options.checkEveryMs ?? CHECKPOINT_CHECK_MS);
   timer.unref();
   return {
+    stats: () => ({ ...stats }),
     async close() {
       clearInterval(timer);
       await running;

@@ -2,6 +2,7 @@ import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { CheckpointStats } from '../db/embedded-checkpointer.js';
 
 /** An allow-list of addresses and CIDRs, as REDFLAG_METRICS_ALLOW gives it. */
 export function addressMatcher(entries: string[]): (address: string) => boolean {
@@ -27,7 +28,11 @@ export function addressMatcher(entries: string[]): (address: string) => boolean 
 export function registerMetrics(
   app: FastifyInstance,
   pool: pg.Pool,
-  options: { allow: string[] },
+  options: {
+    allow: string[];
+    /** Embedded: the checkpoints the service runs for PGlite (src/db/embedded-checkpointer.ts). */
+    checkpoints?: (() => CheckpointStats) | undefined;
+  },
   /** Values sealed by this process per data key id (src/crypto/keyring.ts). */
   sealCounts: () => ReadonlyMap<string, number> = () => new Map(),
 ): Registry {
@@ -68,6 +73,30 @@ export function registerMetrics(
       for (const [keyId, count] of sealCounts()) this.inc({ key_id: keyId }, count);
     },
   });
+  const checkpoints = options.checkpoints;
+  if (checkpoints) {
+    // Counters read at scrape time, as the seals above: each request on the embedded engine waits while one runs.
+    const checkpointCounter = (name: string, help: string, read: (stats: CheckpointStats) => number) =>
+      new Counter({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.reset();
+          this.inc(read(checkpoints()));
+        },
+      });
+    checkpointCounter(
+      'redflag_embedded_checkpoints_total',
+      'Checkpoints run on the embedded database for WAL volume',
+      (s) => s.count,
+    );
+    checkpointCounter(
+      'redflag_embedded_checkpoint_seconds_total',
+      'Time the embedded database spent in those checkpoints, requests waiting',
+      (s) => s.seconds,
+    );
+  }
   poolGauge('db_pool_connections', 'Connections open to the database', () => pool.totalCount);
   poolGauge('db_pool_idle_connections', 'Open connections not in use', () => pool.idleCount);
   poolGauge('db_pool_waiting_requests', 'Queries waiting for a connection', () => pool.waitingCount);
