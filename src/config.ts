@@ -98,6 +98,8 @@ export interface Config {
   riskHalfLifeDays: number;
   /** How often each instance looks for due background jobs; 0 turns the timer off (tests run jobs by hand). */
   jobTickSeconds: number;
+  /** Embedded: free space kept on the data directory's disk; under it database work is refused (503). 0: none. */
+  diskReserveMb: number;
   /** Plain http and private/loopback webhook addresses allowed (tests, closed networks); never in production. */
   webhookAllowPrivate: boolean;
   /** How often each instance looks for due webhook deliveries; 0 turns the loop off (tests run it by hand). */
@@ -299,6 +301,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicRejectedDays: integer(env, 'REDFLAG_PUBLIC_REJECTED_DAYS', 30, 1, 36_500),
     riskHalfLifeDays: integer(env, 'REDFLAG_RISK_HALF_LIFE_DAYS', 365, 1, 36_500),
     jobTickSeconds: integer(env, 'REDFLAG_JOB_TICK_SECONDS', 60, 0, 86_400),
+    diskReserveMb: integer(env, 'REDFLAG_DISK_RESERVE_MB', 128, 0, 1_048_576),
     webhookAllowPrivate: flag(env, 'REDFLAG_WEBHOOK_ALLOW_PRIVATE'),
     webhookPollMs: integer(env, 'REDFLAG_WEBHOOK_POLL_MS', 500, 0, 60_000),
     screeningPollMs: integer(env, 'REDFLAG_SCREENING_POLL_MS', 500, 0, 60_000),

@@ -4,6 +4,7 @@ import pg from 'pg';
 import type { Config } from '../config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { RedflagPostgresDialect } from './dialect.js';
+import { type DiskReserve, keepDiskReserve, refuseUnderReserve } from './disk-reserve.js';
 import { openPglite } from './embedded.js';
 import { type CheckpointerOptions, type CheckpointStats, createCheckpointer } from './embedded-checkpointer.js';
 import { type FreezeLimits, withOtherDatabasesFrozen } from './embedded-freeze.js';
@@ -38,6 +39,8 @@ export interface DatabaseOptions {
   freezeLimits?: FreezeLimits;
   /** Embedded: when WAL calls for a checkpoint, and how often it is looked at (tests). */
   checkpoint?: CheckpointerOptions;
+  /** Embedded: free space the data directory's disk keeps; under it no database work starts (disk-reserve.ts). 0 or unset: none. */
+  diskReserveBytes?: number;
 }
 
 export interface DatabaseTimeouts {
@@ -60,17 +63,29 @@ const types = {
 
 /** The database the configuration names, with `poolSize` connections to a server. */
 export function databaseOptions(
-  config: Pick<Config, 'databaseUrl' | 'databaseSchema' | 'dataDir'>,
+  config: Pick<Config, 'databaseUrl' | 'databaseSchema' | 'dataDir' | 'diskReserveMb'>,
   poolSize: number,
 ): DatabaseOptions {
-  return { databaseUrl: config.databaseUrl, databaseSchema: config.databaseSchema, dataDir: config.dataDir, poolSize };
+  return {
+    databaseUrl: config.databaseUrl,
+    databaseSchema: config.databaseSchema,
+    dataDir: config.dataDir,
+    poolSize,
+    diskReserveBytes: config.diskReserveMb * 1024 * 1024,
+  };
 }
 
 /** The serving process's database: its share of the connection budget, every wait bounded. */
 export function servingDatabaseOptions(
   config: Pick<
     Config,
-    'databaseUrl' | 'databaseSchema' | 'dataDir' | 'databasePoolSize' | 'databaseConnectTimeoutMs' | 'databaseStatementTimeoutMs'
+    | 'databaseUrl'
+    | 'databaseSchema'
+    | 'dataDir'
+    | 'diskReserveMb'
+    | 'databasePoolSize'
+    | 'databaseConnectTimeoutMs'
+    | 'databaseStatementTimeoutMs'
   >,
 ): DatabaseOptions {
   return {
@@ -81,9 +96,7 @@ export function servingDatabaseOptions(
 
 /** One code path for both engines: Kysely → node-postgres → a server socket or PGlite in process. */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  return options.databaseUrl
-    ? openServer(options.databaseUrl, options)
-    : openEmbedded(options.dataDir, options.freezeLimits, options.checkpoint);
+  return options.databaseUrl ? openServer(options.databaseUrl, options) : openEmbedded(options.dataDir, options);
 }
 
 async function openServer(url: string, options: DatabaseOptions): Promise<DatabaseHandle> {
@@ -137,18 +150,21 @@ async function ensureSchema(url: string, schema: string): Promise<void> {
 
 async function openEmbedded(
   dataDir: string,
-  freezeLimits: FreezeLimits = {},
-  checkpoint: CheckpointerOptions = {},
+  options: Pick<DatabaseOptions, 'freezeLimits' | 'checkpoint' | 'diskReserveBytes'>,
 ): Promise<DatabaseHandle> {
   const lock = await lockDataDir(dataDir);
   let pglite: PGlite;
+  let reserve: DiskReserve | undefined;
   try {
-    const kept = await withOtherDatabasesFrozen(await openPglite(dataDir), dataDir, freezeLimits);
+    if (options.diskReserveBytes)
+      reserve = keepDiskReserve(dataDir, options.diskReserveBytes, (message) => process.stderr.write(`${message}\n`));
+    const kept = await withOtherDatabasesFrozen(await openPglite(dataDir), dataDir, options.freezeLimits ?? {});
     pglite = kept.pglite;
     if (kept.frozen.length > 0)
       process.stderr.write(`Vacuumed the embedded databases ${kept.frozen.join(', ')} against transaction id wraparound.\n`);
     for (const problem of kept.problems) process.stderr.write(`Against transaction id wraparound, ${problem}\n`);
   } catch (error) {
+    reserve?.stop();
     lock.release();
     throw error;
   }
@@ -156,6 +172,7 @@ async function openEmbedded(
   // in-process connection is never reaped: an idle timer, restarted at every release, would keep a
   // process that forgot to close alive for ever once the checkpointer looks each second.
   const pool = new pg.Pool({ ...pgliteClientConfig(pglite), max: 1, idleTimeoutMillis: 0, types });
+  if (reserve) refuseUnderReserve(pool, reserve);
   const db = new Kysely<Database>({
     dialect: new RedflagPostgresDialect({ pool: preparingPool(pool, { dropFailedConnections: false }) }),
   });
@@ -168,7 +185,7 @@ async function openEmbedded(
       process.stderr.write(
         `The embedded database's checkpoint failed, and is tried again each second: ${(error as Error).message}\n`,
       ),
-    checkpoint,
+    options.checkpoint,
   );
   return {
     db,
@@ -184,6 +201,7 @@ async function openEmbedded(
         await db.destroy();
         await pglite.close();
       } finally {
+        reserve?.stop();
         lock.release();
       }
     },

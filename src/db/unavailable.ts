@@ -13,8 +13,11 @@ const NETWORK_CODES = new Set([
   'EAI_AGAIN',
 ]);
 
-/** SQLSTATEs of a server going away, refusing connections, or cancelling a statement that ran too long. */
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '57014', '53300', '53400']);
+/**
+ * SQLSTATEs of a server going away, refusing connections, cancelling a statement that ran too long,
+ * or out of disk (53100, also the embedded engine's reserve, disk-reserve.ts): space can be freed.
+ */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '57014', '53100', '53300', '53400']);
 
 /** What node-postgres and pg-pool say when the connection, not the query, failed. */
 const CONNECTION_MESSAGES = [
