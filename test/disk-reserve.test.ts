@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { loadCrypto } from '../src/crypto/load-crypto.js';
@@ -54,22 +55,29 @@ describe.skipIf(engine !== 'embedded')('the embedded engine’s disk reserve', (
  * The real thing on a small disk of its own: a tmpfs, which needs root (CI runs as root). Without
  * the reserve PGlite hangs Node's main thread when that disk fills (decision 0110).
  */
-const mountPoint = engine === 'embedded' ? fs.mkdtempSync(path.join(os.tmpdir(), 'redflag-small-disk-')) : '';
-const mounted =
-  engine === 'embedded' &&
+const mountPoint = path.join(os.tmpdir(), `redflag-small-disk-${process.pid}`);
+const mountTmpfs = () =>
   spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=128m', 'tmpfs', mountPoint], { stdio: 'ignore' }).status === 0;
-if (engine === 'embedded' && !mounted) {
+/** Whether a tmpfs can be mounted here: tried, and let go at once (the suite mounts its own in beforeAll). */
+function canMount(): boolean {
+  if (engine !== 'embedded') return false;
+  fs.mkdirSync(mountPoint, { recursive: true });
+  const mounted = mountTmpfs();
+  if (mounted) spawnSync('umount', [mountPoint]);
   fs.rmSync(mountPoint, { recursive: true, force: true });
-  console.log('disk reserve on a full disk: skipped, a tmpfs cannot be mounted here (not root)');
+  if (!mounted) console.log('disk reserve on a full disk: skipped, a tmpfs cannot be mounted here (not root)');
+  return mounted;
 }
 
-describe.skipIf(!mounted)('the embedded engine on a disk that fills up', () => {
+describe.skipIf(!canMount())('the embedded engine on a disk that fills up', () => {
   const dataDir = path.join(mountPoint, 'data');
   const filler = path.join(mountPoint, 'filler');
   let database: DatabaseHandle;
   let app: Awaited<ReturnType<typeof buildApp>>;
 
   beforeAll(async () => {
+    fs.mkdirSync(mountPoint, { recursive: true });
+    if (!mountTmpfs()) throw new Error(`could not mount a tmpfs on ${mountPoint}`);
     fs.cpSync(inject('embeddedTemplateDir'), dataDir, { recursive: true });
     database = await openDatabase({ databaseUrl: undefined, dataDir, poolSize: 1, diskReserveBytes: 24 * MB });
     const config = testConfig(dataDir);
@@ -79,11 +87,14 @@ describe.skipIf(!mounted)('the embedded engine on a disk that fills up', () => {
     await app.ready();
   });
   afterAll(async () => {
-    fs.rmSync(filler, { force: true });
-    await app?.close();
-    await database?.close();
-    spawnSync('umount', [mountPoint]);
-    fs.rmSync(mountPoint, { recursive: true, force: true });
+    try {
+      fs.rmSync(filler, { force: true });
+      await app?.close();
+      await database?.close();
+    } finally {
+      spawnSync('umount', [mountPoint]);
+      fs.rmSync(mountPoint, { recursive: true, force: true });
+    }
   });
 
   it('answers 503 with Retry-After while the disk is under the reserve, and serves again once space is freed', async () => {
@@ -105,15 +116,19 @@ describe.skipIf(!mounted)('the embedded engine on a disk that fills up', () => {
     const search = await searchOnce();
     expect(search.statusCode).toBe(503);
     expect(search.headers['retry-after']).toBeDefined();
-    expect(search.json()).toMatchObject({ success: false, data: { code: 'UNAVAILABLE' } });
-    const error = await database.pool.query('select 1').catch((caught: unknown) => caught);
+    expect(search.json()).toMatchObject({
+      success: false,
+      message: 'The service is short of disk space; retry shortly',
+      data: { code: 'UNAVAILABLE' },
+    });
+    const error = await sql`select 1`.execute(database.db).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(DiskReserveError);
     expect(isDatabaseUnavailable(error)).toBe(true);
 
     fs.rmSync(filler);
     const served = await within5s(async () => (await app.inject({ method: 'GET', url: '/readyz' })).statusCode === 200);
     expect(served).toBe(true);
-    expect((await database.pool.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
+    expect((await sql<{ one: number }>`select 1 as one`.execute(database.db)).rows).toEqual([{ one: 1 }]);
     expect((await searchOnce()).statusCode).toBe(200);
   });
 });

@@ -68,9 +68,8 @@ describe.skipIf(engine !== 'embedded')('the embedded engine’s checkpoints (PGl
     const database = await openEmbedded({ walBytes: 2 * MB, checkEveryMs: 50 });
     const before = await walState(database);
     await writeWal(database, 8);
-    // PostgreSQL in single-user mode would not checkpoint by itself: the WAL is there to replay.
+    // (PostgreSQL in single-user mode would not checkpoint by itself: the next test shows the WAL kept.)
     let state = await walState(database);
-    expect(state.since).toBeGreaterThan(4 * MB);
     for (let waited = 0; state.redo === before.redo && waited < 5_000; waited += 50) {
       await sleep(50);
       state = await walState(database);

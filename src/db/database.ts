@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { Config } from '../config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { RedflagPostgresDialect } from './dialect.js';
-import { type DiskReserve, keepDiskReserve, refuseUnderReserve } from './disk-reserve.js';
+import { type DiskReserve, keepDiskReserve } from './disk-reserve.js';
 import { openPglite } from './embedded.js';
 import { type CheckpointerOptions, type CheckpointStats, createCheckpointer } from './embedded-checkpointer.js';
 import { type FreezeLimits, withOtherDatabasesFrozen } from './embedded-freeze.js';
@@ -172,15 +172,22 @@ async function openEmbedded(
   // in-process connection is never reaped: an idle timer, restarted at every release, would keep a
   // process that forgot to close alive for ever once the checkpointer looks each second.
   const pool = new pg.Pool({ ...pgliteClientConfig(pglite), max: 1, idleTimeoutMillis: 0, types });
-  if (reserve) refuseUnderReserve(pool, reserve);
   const db = new Kysely<Database>({
+    dialect: new RedflagPostgresDialect({
+      pool: preparingPool(pool, { dropFailedConnections: false, refusal: () => reserve?.refusal() }),
+    }),
+  });
+  // The WAL flusher and the checkpointer go on under the disk reserve: a checkpoint is what frees
+  // WAL segments, and the flush keeps asynchronous commits' one-second promise. Never destroyed:
+  // it shares the pool, which `db` ends.
+  const engineDb = new Kysely<Database>({
     dialect: new RedflagPostgresDialect({ pool: preparingPool(pool, { dropFailedConnections: false }) }),
   });
-  const asyncCommits = createWalFlusher(db, () => {
+  const asyncCommits = createWalFlusher(engineDb, () => {
     // The next tick retries; a database that cannot commit fails louder elsewhere.
   });
   const checkpointer = createCheckpointer(
-    db,
+    engineDb,
     (error) =>
       process.stderr.write(
         `The embedded database's checkpoint failed, and is tried again each second: ${(error as Error).message}\n`,

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import type pg from 'pg';
 
 /** PostgreSQL's own SQLSTATE for it (`disk_full`): a 503 the client may retry, on either engine. */
 export const DISK_FULL_SQLSTATE = '53100';
@@ -19,6 +18,11 @@ export interface DiskReserve {
 
 const megabytes = (bytes: number) => Math.floor(bytes / (1024 * 1024));
 
+/**
+ * Node's statfs gives no fragment size, so this is `bavail × bsize`. That is right on the usual
+ * local filesystems (ext4, xfs, tmpfs), where the two sizes are equal, and overstated where the
+ * block size is larger (some network and FUSE filesystems): there the reserve may never trip.
+ */
 function freeBytes(dir: string): number {
   const stats = fs.statfsSync(dir);
   return stats.bavail * stats.bsize;
@@ -33,9 +37,10 @@ function describe(dir: string, free: number, reserveBytes: number): string {
  * either fails that statement and then hangs the next, or spins at once, and since it runs on
  * Node's main thread the whole process stops answering, `/healthz` included, until it is killed.
  * So the embedded engine keeps a reserve: while the free space of the data directory's disk is
- * under it, no new database work starts (a 503 with `Retry-After`, like a server that is away),
- * and work resumes by itself once space is freed (decision 0110). Throws at once when the disk
- * is already under the reserve: opening the database writes too.
+ * under it, the pool hands its connection to no more work (prepared-pool.ts; a 503 with
+ * `Retry-After`, like a server that is away), the WAL flusher and the checkpointer excepted, and
+ * work resumes by itself once space is freed (decision 0110). Throws at once when the disk is
+ * already under the reserve: opening the database writes too.
  */
 export function keepDiskReserve(
   dir: string,
@@ -44,7 +49,8 @@ export function keepDiskReserve(
   checkEveryMs = CHECK_EVERY_MS,
 ): DiskReserve {
   const first = freeBytes(dir);
-  if (first < reserveBytes) throw new DiskReserveError(`${describe(dir, first, reserveBytes)}: free some space first.`);
+  if (first < reserveBytes)
+    throw new DiskReserveError(`${describe(dir, first, reserveBytes)}: free some space first, or lower the reserve.`);
   let refusal: DiskReserveError | undefined;
   const timer = setInterval(() => {
     let free: number;
@@ -66,26 +72,4 @@ export function keepDiskReserve(
     refusal: () => refusal,
     stop: () => clearInterval(timer),
   };
-}
-
-type Connect = pg.Pool['connect'];
-
-/**
- * A pool that hands out no connection while the disk is under the reserve. Every query, Kysely's
- * or the upkeep's own, starts with `connect` (`pool.query` too); a transaction already holding the
- * connection finishes, and a refusal never leaves PGlite's one connection mid-transaction.
- */
-export function refuseUnderReserve(pool: pg.Pool, reserve: DiskReserve): pg.Pool {
-  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
-  pool.connect = ((...args: unknown[]) => {
-    const refused = reserve.refusal();
-    if (!refused) return connect(...args);
-    const callback = args[0];
-    if (typeof callback === 'function') {
-      process.nextTick(() => callback(refused));
-      return undefined;
-    }
-    return Promise.reject(refused);
-  }) as Connect;
-  return pool;
 }

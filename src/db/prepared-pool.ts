@@ -20,7 +20,14 @@ function statementName(sql: string): string {
  * statement after its SQL lets `pg` prepare it once per connection and only bind afterwards;
  * on PGlite this was 2–7× faster for point lookups. Queries that stream rows are left alone.
  */
-export function preparingPool(pool: pg.Pool, options: { dropFailedConnections: boolean }): PostgresPool {
+export function preparingPool(
+  pool: pg.Pool,
+  options: {
+    dropFailedConnections: boolean;
+    /** Checked as each connection is handed over, queued requests included: an error refuses the work (disk-reserve.ts). */
+    refusal?: () => Error | undefined;
+  },
+): PostgresPool {
   // pg-pool listens for errors only on idle clients. A connection that drops while a client is
   // checked out — between the statements of a transaction, or in the same packet as the
   // ReadyForQuery that handed it over, before our code runs — would emit 'error' with no listener,
@@ -31,6 +38,11 @@ export function preparingPool(pool: pg.Pool, options: { dropFailedConnections: b
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
+      const refused = options.refusal?.();
+      if (refused) {
+        client.release();
+        throw refused;
+      }
       let broken: Error | undefined;
       const onError = (error: Error) => {
         broken = error;

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type Static, type TSchema, Type } from 'typebox';
 import { SealedValueError } from '../crypto/errors.js';
+import { DISK_FULL_SQLSTATE } from '../db/disk-reserve.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { AppError, type ErrorCode, type FieldError } from './errors.js';
 
@@ -127,7 +128,11 @@ function toAppError(error: FastifyError): AppError | undefined {
     );
   }
   if (isDatabaseUnavailable(error)) {
-    return new AppError('UNAVAILABLE', 'The database is not answering; retry shortly', {
+    const message =
+      (error as { code?: unknown }).code === DISK_FULL_SQLSTATE
+        ? 'The service is short of disk space; retry shortly'
+        : 'The database is not answering; retry shortly';
+    return new AppError('UNAVAILABLE', message, {
       retryAfter: DATABASE_RETRY_AFTER_SECONDS,
     });
   }

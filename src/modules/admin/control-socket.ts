@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import net from 'node:net';
+import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { AppError, ERROR_STATUS, type ErrorCode, type FieldError } from '../../http/errors.js';
 
 /**
@@ -17,6 +18,7 @@ export const MAX_SOCKET_PATH_BYTES = 103;
 
 interface ControlLog {
   info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
 }
 
@@ -32,6 +34,11 @@ function failure(error: unknown, log: ControlLog, command: string) {
       ok: false,
       error: { code: error.code, message: error.message, ...(error.details.errors ? { errors: error.details.errors } : {}) },
     };
+  }
+  // The database away or the disk under its reserve: the operator at the socket is told so, not "internal".
+  if (isDatabaseUnavailable(error)) {
+    log.warn({ err: error, command }, 'control command refused: database unavailable');
+    return { ok: false, error: { code: 'UNAVAILABLE', message: (error as Error).message } };
   }
   log.error({ err: error, command }, 'control command failed');
   return { ok: false, error: { code: 'INTERNAL', message: 'Internal server error; see the server log' } };
