@@ -9,6 +9,7 @@ import { buildApp } from '../src/app.js';
 import { loadCrypto } from '../src/crypto/load-crypto.js';
 import { type DatabaseHandle, openDatabase } from '../src/db/database.js';
 import { DiskReserveError } from '../src/db/disk-reserve.js';
+import { keepTablesUp } from '../src/db/table-upkeep.js';
 import { isDatabaseUnavailable } from '../src/db/unavailable.js';
 import { testConfig } from './helpers/test-app.js';
 import { engine } from './helpers/test-database.js';
@@ -30,7 +31,7 @@ async function within5s(probe: () => Promise<boolean>): Promise<boolean> {
 }
 
 describe.skipIf(engine !== 'embedded')('the embedded engine’s disk reserve', () => {
-  it('refuses to open the database on a disk already under the reserve, and lets go of the directory', async () => {
+  it('refuses to open the database on a disk already under the reserve, and lets go of the directory; the upkeep asks too', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'redflag-reserve-'));
     try {
       const opening = openDatabase({
@@ -44,7 +45,18 @@ describe.skipIf(engine !== 'embedded')('the embedded engine’s disk reserve', (
         /MB free, under the \d+ MB kept in reserve \(REDFLAG_DISK_RESERVE_MB\): free some space first/,
       );
       const database = await openDatabase({ databaseUrl: undefined, dataDir, poolSize: 1 });
-      await database.close();
+      try {
+        // The upkeep takes the pool's connection directly, past the serving pool's check: it asks
+        // before each table (the reserve stood in for here, the serving pool left unguarded).
+        await sql`create table never_analysed (n int)`.execute(database.db);
+        await sql`insert into never_analysed select generate_series(1, 100)`.execute(database.db);
+        const refusal = () => new DiskReserveError('under the reserve');
+        await expect(keepTablesUp({ ...database, refusal })).rejects.toBeInstanceOf(DiskReserveError);
+        const run = await keepTablesUp(database);
+        expect(run.done.map((done) => done.table)).toContain('never_analysed');
+      } finally {
+        await database.close();
+      }
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
@@ -55,29 +67,39 @@ describe.skipIf(engine !== 'embedded')('the embedded engine’s disk reserve', (
  * The real thing on a small disk of its own: a tmpfs, which needs root (CI runs as root). Without
  * the reserve PGlite hangs Node's main thread when that disk fills (decision 0110).
  */
-const mountPoint = path.join(os.tmpdir(), `redflag-small-disk-${process.pid}`);
-const mountTmpfs = () =>
-  spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=128m', 'tmpfs', mountPoint], { stdio: 'ignore' }).status === 0;
+/** A fresh directory with a 128 MB tmpfs on it, or undefined where mounting is not allowed. */
+function mountTmpfs(): string | undefined {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'redflag-small-disk-'));
+  if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=128m', 'tmpfs', dir], { stdio: 'ignore' }).status === 0) return dir;
+  fs.rmSync(dir, { recursive: true, force: true });
+  return undefined;
+}
+function unmount(dir: string) {
+  spawnSync('umount', [dir]);
+  fs.rmSync(dir, { recursive: true, force: true });
+}
 /** Whether a tmpfs can be mounted here: tried, and let go at once (the suite mounts its own in beforeAll). */
 function canMount(): boolean {
   if (engine !== 'embedded') return false;
-  fs.mkdirSync(mountPoint, { recursive: true });
-  const mounted = mountTmpfs();
-  if (mounted) spawnSync('umount', [mountPoint]);
-  fs.rmSync(mountPoint, { recursive: true, force: true });
-  if (!mounted) console.log('disk reserve on a full disk: skipped, a tmpfs cannot be mounted here (not root)');
-  return mounted;
+  const probe = mountTmpfs();
+  if (probe) unmount(probe);
+  else console.log('disk reserve on a full disk: skipped, a tmpfs cannot be mounted here (not root)');
+  return probe !== undefined;
 }
 
 describe.skipIf(!canMount())('the embedded engine on a disk that fills up', () => {
-  const dataDir = path.join(mountPoint, 'data');
-  const filler = path.join(mountPoint, 'filler');
+  let mountPoint = '';
+  let dataDir = '';
+  let filler = '';
   let database: DatabaseHandle;
   let app: Awaited<ReturnType<typeof buildApp>>;
 
   beforeAll(async () => {
-    fs.mkdirSync(mountPoint, { recursive: true });
-    if (!mountTmpfs()) throw new Error(`could not mount a tmpfs on ${mountPoint}`);
+    const mounted = mountTmpfs();
+    if (!mounted) throw new Error('could not mount a tmpfs');
+    mountPoint = mounted;
+    dataDir = path.join(mountPoint, 'data');
+    filler = path.join(mountPoint, 'filler');
     fs.cpSync(inject('embeddedTemplateDir'), dataDir, { recursive: true });
     database = await openDatabase({ databaseUrl: undefined, dataDir, poolSize: 1, diskReserveBytes: 24 * MB });
     const config = testConfig(dataDir);
@@ -92,8 +114,7 @@ describe.skipIf(!canMount())('the embedded engine on a disk that fills up', () =
       await app?.close();
       await database?.close();
     } finally {
-      spawnSync('umount', [mountPoint]);
-      fs.rmSync(mountPoint, { recursive: true, force: true });
+      if (mountPoint) unmount(mountPoint);
     }
   });
 
@@ -124,6 +145,8 @@ describe.skipIf(!canMount())('the embedded engine on a disk that fills up', () =
     const error = await sql`select 1`.execute(database.db).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(DiskReserveError);
     expect(isDatabaseUnavailable(error)).toBe(true);
+    // The upkeep takes the pool's connection directly: it asks too.
+    await expect(keepTablesUp(database)).rejects.toBeInstanceOf(DiskReserveError);
 
     fs.rmSync(filler);
     const served = await within5s(async () => (await app.inject({ method: 'GET', url: '/readyz' })).statusCode === 200);

@@ -18,8 +18,13 @@ export type Engine = 'embedded' | 'server';
 export interface DatabaseHandle {
   db: Kysely<Database>;
   engine: Engine;
-  /** The node-postgres pool both engines are reached through (for pool figures). */
+  /**
+   * The node-postgres pool both engines are reached through (for pool figures). Work taken
+   * straight from it skips the serving pool's checks: ask `refusal` first.
+   */
   pool: pg.Pool;
+  /** Embedded: why no more database work may start now (under the disk reserve), if so. */
+  refusal?: () => Error | undefined;
   /** Keeps the promise of `synchronous_commit = off` transactions (see wal-flusher.ts). */
   asyncCommits: AsyncCommits;
   /** Embedded: the checkpoints run for WAL volume (embedded-checkpointer.ts); a server's are its own. */
@@ -200,6 +205,7 @@ async function openEmbedded(
     pool,
     asyncCommits,
     checkpoints: checkpointer.stats,
+    refusal: () => reserve?.refusal(),
     async close() {
       try {
         // The checkpointer first: the close below writes the shutdown checkpoint anyway.

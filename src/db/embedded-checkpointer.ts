@@ -18,7 +18,7 @@ export interface CheckpointerOptions {
 /** What the checkpointer did since the process opened the database, for `/metrics`. */
 export interface CheckpointStats {
   count: number;
-  /** Time spent in `CHECKPOINT`, while requests waited. */
+  /** Time spent in `CHECKPOINT`, while requests waited (with the turn of the event loop each statement waits for). */
   seconds: number;
 }
 

@@ -66,11 +66,18 @@ const LOCK_WAIT = '10s';
  * thresholds are applied as well. On a server the rest stays autovacuum's, which its operator tunes.
  */
 export async function keepTablesUp(
-  database: Pick<DatabaseHandle, 'db' | 'engine' | 'pool'>,
+  database: Pick<DatabaseHandle, 'db' | 'engine' | 'pool' | 'refusal'>,
   options: UpkeepOptions = {},
 ): Promise<UpkeepRun> {
   const run: UpkeepRun = { done: [], failed: [], restartToFreeze: [] };
+  // Its statements take the pool's connection directly, past the serving pool's check: each table
+  // asks first whether work may still start (the embedded disk reserve, disk-reserve.ts).
+  const mayStart = () => {
+    const refused = database.refusal?.();
+    if (refused) throw refused;
+  };
   for (const row of await tablesDue(database.db, database.engine === 'embedded')) {
+    mayStart();
     const reason: TableUpkeep['reason'] = row.dead_rows
       ? 'dead rows'
       : row.inserted
@@ -107,6 +114,7 @@ export async function keepTablesUp(
   }
   if (database.engine !== 'embedded') return run;
   for (const row of await tablesNearWraparound(database.db, options)) {
+    mayStart();
     try {
       // Past vacuum_freeze_table_age (at most 95% of the freeze age) PostgreSQL makes any vacuum
       // aggressive: it visits every page not yet frozen, as autovacuum's own anti-wraparound run does.

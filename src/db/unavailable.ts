@@ -36,6 +36,15 @@ const CONNECTION_MESSAGES = [
  */
 export class DatabaseWaitTimeoutError extends Error {}
 
+/** Whether the error, or one it was caused by, carries this SQLSTATE. */
+export function hasSqlState(error: unknown, sqlState: string): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
+    if ((current as { code?: unknown }).code === sqlState) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
     if (current instanceof DatabaseWaitTimeoutError) return true;
