@@ -160,6 +160,7 @@ async function openEmbedded(
   const lock = await lockDataDir(dataDir);
   let pglite: PGlite;
   let reserve: DiskReserve | undefined;
+  const refusal = () => reserve?.refusal();
   try {
     if (options.diskReserveBytes)
       reserve = keepDiskReserve(dataDir, options.diskReserveBytes, (message) => process.stderr.write(`${message}\n`));
@@ -179,7 +180,7 @@ async function openEmbedded(
   const pool = new pg.Pool({ ...pgliteClientConfig(pglite), max: 1, idleTimeoutMillis: 0, types });
   const db = new Kysely<Database>({
     dialect: new RedflagPostgresDialect({
-      pool: preparingPool(pool, { dropFailedConnections: false, refusal: () => reserve?.refusal() }),
+      pool: preparingPool(pool, { dropFailedConnections: false, refusal }),
     }),
   });
   // The WAL flusher and the checkpointer go on under the disk reserve: a checkpoint is what frees
@@ -205,7 +206,7 @@ async function openEmbedded(
     pool,
     asyncCommits,
     checkpoints: checkpointer.stats,
-    refusal: () => reserve?.refusal(),
+    refusal,
     async close() {
       try {
         // The checkpointer first: the close below writes the shutdown checkpoint anyway.

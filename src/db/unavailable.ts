@@ -36,24 +36,28 @@ const CONNECTION_MESSAGES = [
  */
 export class DatabaseWaitTimeoutError extends Error {}
 
-/** Whether the error, or one it was caused by, carries this SQLSTATE. */
-export function hasSqlState(error: unknown, sqlState: string): boolean {
+/** The error and the errors it was caused by, five at most (a cycle of causes must not loop). */
+function* causeChain(error: unknown): Generator<Error> {
   for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
-    if ((current as { code?: unknown }).code === sqlState) return true;
+    yield current;
     current = (current as { cause?: unknown }).cause;
   }
+}
+
+/** Whether the error, or one it was caused by, carries this SQLSTATE. */
+export function hasSqlState(error: unknown, sqlState: string): boolean {
+  for (const current of causeChain(error)) if ((current as { code?: unknown }).code === sqlState) return true;
   return false;
 }
 
 export function isDatabaseUnavailable(error: unknown): boolean {
-  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
+  for (const current of causeChain(error)) {
     if (current instanceof DatabaseWaitTimeoutError) return true;
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string') {
       if (NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08')) return true;
     }
-    if (CONNECTION_MESSAGES.some((text) => current instanceof Error && current.message.includes(text))) return true;
-    current = (current as { cause?: unknown }).cause;
+    if (CONNECTION_MESSAGES.some((text) => current.message.includes(text))) return true;
   }
   return false;
 }
