@@ -5,9 +5,10 @@ import type { Config } from '../config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { RedflagPostgresDialect } from './dialect.js';
 import { type DiskReserve, keepDiskReserve } from './disk-reserve.js';
-import { openPglite } from './embedded.js';
+import { embeddedPgdata, openPglite } from './embedded.js';
 import { type CheckpointerOptions, type CheckpointStats, createCheckpointer } from './embedded-checkpointer.js';
 import { type FreezeLimits, withOtherDatabasesFrozen } from './embedded-freeze.js';
+import { removeCrashTempFiles } from './embedded-temp-files.js';
 import { pgliteClientConfig } from './pglite-connection.js';
 import { preparingPool } from './prepared-pool.js';
 import type { Database } from './schema.js';
@@ -164,6 +165,7 @@ async function openEmbedded(
   try {
     if (options.diskReserveBytes)
       reserve = keepDiskReserve(dataDir, options.diskReserveBytes, (message) => process.stderr.write(`${message}\n`));
+    removeTempFilesLeftByACrash(dataDir);
     const kept = await withOtherDatabasesFrozen(await openPglite(dataDir), dataDir, options.freezeLimits ?? {});
     pglite = kept.pglite;
     if (kept.frozen.length > 0)
@@ -220,6 +222,24 @@ async function openEmbedded(
       }
     },
   };
+}
+
+/**
+ * Before PGlite opens, under the data directory's lock. A file that cannot be removed is said and
+ * left: it wastes disk, never data, so it does not stop a start.
+ */
+function removeTempFilesLeftByACrash(dataDir: string): void {
+  try {
+    const removed = removeCrashTempFiles(embeddedPgdata(dataDir));
+    if (removed.files > 0)
+      process.stderr.write(
+        `Removed ${removed.files} temporary file(s), ${Math.ceil(removed.bytes / (1024 * 1024))} MB, that the embedded database left when it last stopped without closing.\n`,
+      );
+  } catch (error) {
+    process.stderr.write(
+      `Could not remove the temporary files the embedded database left when it last stopped without closing: ${(error as Error).message}\n`,
+    );
+  }
 }
 
 /** The server's address without its password, for messages. */

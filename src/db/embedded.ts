@@ -71,9 +71,14 @@ class DurableNodeFS extends NodeFS {
   }
 }
 
+/** Where the embedded PostgreSQL keeps its files inside Redflag's data directory. */
+export function embeddedPgdata(dataDir: string): string {
+  return path.join(dataDir, 'pgdata');
+}
+
 /** Opens (creating on first use) the embedded PostgreSQL whose files live in `<dataDir>/pgdata`. */
 export async function openPglite(dataDir: string, extraStartParams: string[] = [], database = 'postgres'): Promise<PGlite> {
-  const pgdata = path.join(dataDir, 'pgdata');
+  const pgdata = embeddedPgdata(dataDir);
   fs.mkdirSync(pgdata, { recursive: true, mode: 0o700 });
   const pglite = new PGlite({
     fs: new DurableNodeFS(pgdata),
