@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,12 +12,9 @@ import { keepTablesUp } from '../src/db/table-upkeep.js';
 import { isDatabaseUnavailable } from '../src/db/unavailable.js';
 import { testConfig } from './helpers/test-app.js';
 import { engine } from './helpers/test-database.js';
+import { canMountTmpfs, freeOf, mountTmpfs, unmount } from './helpers/tmpfs.js';
 
 const MB = 1024 * 1024;
-const freeOf = (dir: string) => {
-  const stats = fs.statfsSync(dir);
-  return stats.bavail * stats.bsize;
-};
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `probe` every 50 ms for up to 5 s until it returns true. */
@@ -64,30 +60,10 @@ describe.skipIf(engine !== 'embedded')('the embedded engine’s disk reserve', (
 });
 
 /**
- * The real thing on a small disk of its own: a tmpfs, which needs root (CI runs as root). Without
- * the reserve PGlite hangs Node's main thread when that disk fills (decision 0110).
+ * The real thing on a small disk of its own (a tmpfs: root only). Without the reserve PGlite hangs
+ * Node's main thread when that disk fills (decision 0110).
  */
-/** A fresh directory with a 128 MB tmpfs on it, or undefined where mounting is not allowed. */
-function mountTmpfs(): string | undefined {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'redflag-small-disk-'));
-  if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=128m', 'tmpfs', dir], { stdio: 'ignore' }).status === 0) return dir;
-  fs.rmSync(dir, { recursive: true, force: true });
-  return undefined;
-}
-function unmount(dir: string) {
-  spawnSync('umount', [dir]);
-  fs.rmSync(dir, { recursive: true, force: true });
-}
-/** Whether a tmpfs can be mounted here: tried, and let go at once (the suite mounts its own in beforeAll). */
-function canMount(): boolean {
-  if (engine !== 'embedded') return false;
-  const probe = mountTmpfs();
-  if (probe) unmount(probe);
-  else console.log('disk reserve on a full disk: skipped, a tmpfs cannot be mounted here (not root)');
-  return probe !== undefined;
-}
-
-describe.skipIf(!canMount())('the embedded engine on a disk that fills up', () => {
+describe.skipIf(!canMountTmpfs('disk reserve on a full disk'))('the embedded engine on a disk that fills up', () => {
   let mountPoint = '';
   let dataDir = '';
   let filler = '';

@@ -4,20 +4,31 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../src/db/database.js';
+import { removeCrashTempFiles } from '../src/db/embedded-temp-files.js';
 import { engine } from './helpers/test-database.js';
+import { canMountTmpfs, freeOf, mountTmpfs, unmount } from './helpers/tmpfs.js';
 
+const MB = 1024 * 1024;
 const root = path.resolve(import.meta.dirname, '..');
-const opened: Array<{ handle?: DatabaseHandle; dataDir: string }> = [];
+const cleanups: Array<() => Promise<void> | void> = [];
 
 afterEach(async () => {
-  for (const { handle, dataDir } of opened.splice(0)) {
-    try {
-      await handle?.close();
-    } finally {
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    }
-  }
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+
+/** A copy of the suite's embedded template in `parent`, removed after the test. */
+function dataDirIn(parent: string): string {
+  const dataDir = fs.mkdtempSync(path.join(parent, 'redflag-temp-files-'));
+  cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  fs.cpSync(inject('embeddedTemplateDir'), dataDir, { recursive: true });
+  return dataDir;
+}
+
+async function openKept(dataDir: string, diskReserveBytes?: number): Promise<DatabaseHandle> {
+  const database = await openDatabase({ databaseUrl: undefined, dataDir, poolSize: 1, diskReserveBytes });
+  cleanups.push(() => database.close());
+  return database;
+}
 
 /** The files a sort's spill (`base/pgsql_tmp`) and a temporary table (`base/<db>/t…`) keep. */
 function tempFiles(dataDir: string): string[] {
@@ -33,10 +44,10 @@ function tempFiles(dataDir: string): string[] {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * A process that holds a temporary table and is sorting more than work_mem when it is killed:
- * resolves once both kinds of file are on disk and the process is dead.
+ * Runs a process that makes a temporary table, then sorts more than work_mem, and kills it with
+ * SIGKILL once both kinds of file are on disk and `enough` says so.
  */
-async function killMidSort(dataDir: string): Promise<void> {
+async function killMidSort(dataDir: string, enough: () => boolean = () => true): Promise<void> {
   // dist/ is what `npm test` built.
   const child = spawn(
     process.execPath,
@@ -49,16 +60,26 @@ async function killMidSort(dataDir: string): Promise<void> {
        await database.pool.query("set work_mem = '64kB'");
        await database.pool.query('select count(*) from (select g from generate_series(1, 30000000) g order by md5(g::text)) sorted');`,
     ],
-    { cwd: root, stdio: 'ignore' },
+    { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] },
   );
-  const exited = new Promise((resolve) => child.on('exit', resolve));
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  let ended = false;
+  const exited = new Promise((resolve) =>
+    child.on('exit', () => {
+      ended = true;
+      resolve(undefined);
+    }),
+  );
   try {
-    for (let waited = 0; waited < 60_000; waited += 100) {
+    for (let waited = 0; waited < 90_000 && !ended; waited += 100) {
       const files = tempFiles(dataDir);
-      if (files.some((name) => name.startsWith('pgsql_tmp')) && files.some((name) => name.startsWith('t'))) return;
+      if (files.some((name) => name.startsWith('pgsql_tmp')) && files.some((name) => name.startsWith('t')) && enough()) return;
       await sleep(100);
     }
-    throw new Error('the sort never spilled to disk');
+    throw new Error(`the sort never spilled far enough before ${ended ? 'its process ended' : '90 s'}: ${stderr}`);
   } finally {
     child.kill('SIGKILL');
     await exited;
@@ -67,16 +88,73 @@ async function killMidSort(dataDir: string): Promise<void> {
 
 describe.skipIf(engine !== 'embedded')('the temporary files a crash of the embedded engine leaves', () => {
   it('are removed at the next open, as PostgreSQL’s postmaster does (PGlite has none)', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'redflag-temp-files-'));
-    const entry: { handle?: DatabaseHandle; dataDir: string } = { dataDir };
-    opened.push(entry);
-    fs.cpSync(inject('embeddedTemplateDir'), dataDir, { recursive: true });
+    const dataDir = dataDirIn(os.tmpdir());
     await killMidSort(dataDir);
     expect(tempFiles(dataDir).length).toBeGreaterThanOrEqual(2);
 
-    entry.handle = await openDatabase({ databaseUrl: undefined, dataDir, poolSize: 1 });
+    const database = await openKept(dataDir);
     expect(tempFiles(dataDir)).toEqual([]);
-    const { rows } = await entry.handle.pool.query('select count(*)::int as reports from reports');
+    const { rows } = await database.pool.query('select count(*)::int as reports from reports');
     expect(rows).toEqual([{ reports: expect.any(Number) }]);
-  }, 90_000);
+  }, 150_000);
+
+  it('are told from every file that must stay', () => {
+    const pgdata = fs.mkdtempSync(path.join(os.tmpdir(), 'redflag-temp-names-'));
+    cleanups.push(() => fs.rmSync(pgdata, { recursive: true, force: true }));
+    const write = (file: string, bytes = 10) => {
+      fs.mkdirSync(path.dirname(path.join(pgdata, file)), { recursive: true });
+      fs.writeFileSync(path.join(pgdata, file), Buffer.alloc(bytes));
+    };
+    const kept = [
+      'PG_VERSION',
+      'base/5/16384',
+      'base/5/16384_fsm',
+      'base/5/16384_init',
+      'base/5/16384.1',
+      'base/5/t3_16384_main',
+      'base/5/pg_filenode.map',
+      'base/pgsql_tmp/notes.txt',
+      'global/t3_16384',
+      'outside/pgsql_tmp42.9',
+    ];
+    const removed = [
+      'base/pgsql_tmp/pgsql_tmp42.0',
+      'base/pgsql_tmp/pgsql_tmp42.3.fileset/o12of16.p0.0',
+      'base/5/t3_16385',
+      'base/5/t3_16385_fsm',
+      'base/5/t3_16385_vm',
+      'base/5/t3_16385_init',
+      'base/5/t3_16385.2',
+      'base/1/t0_20000',
+    ];
+    for (const file of [...kept, ...removed]) write(file);
+    // A link among the spill files is removed itself, never what it points to.
+    const target = path.join(pgdata, 'outside/pgsql_tmp42.9');
+    fs.symlinkSync(target, path.join(pgdata, 'base/pgsql_tmp/pgsql_tmp42.1'));
+
+    expect(removeCrashTempFiles(pgdata)).toEqual({
+      files: removed.length + 1,
+      bytes: removed.length * 10 + Buffer.byteLength(target),
+      failed: 0,
+    });
+    for (const file of kept) expect(fs.existsSync(path.join(pgdata, file)), file).toBe(true);
+    for (const file of [...removed, 'base/pgsql_tmp/pgsql_tmp42.3.fileset', 'base/pgsql_tmp/pgsql_tmp42.1'])
+      expect(fs.existsSync(path.join(pgdata, file)), file).toBe(false);
+  });
+});
+
+describe.skipIf(!canMountTmpfs('temporary files on a full disk'))('the temporary files a crash left on a full disk', () => {
+  it('are removed before the disk reserve is read, so the next start is not refused for their space', async () => {
+    const mountPoint = mountTmpfs(160);
+    if (!mountPoint) throw new Error('could not mount a tmpfs');
+    cleanups.push(() => unmount(mountPoint));
+    const dataDir = dataDirIn(mountPoint);
+    // The spill fills the disk to under the reserve: 24 MB, as PGlite would when it hangs and is killed.
+    await killMidSort(dataDir, () => freeOf(mountPoint) < 20 * MB);
+    expect(freeOf(mountPoint)).toBeLessThan(24 * MB);
+
+    await openKept(dataDir, 24 * MB);
+    expect(tempFiles(dataDir)).toEqual([]);
+    expect(freeOf(mountPoint)).toBeGreaterThan(24 * MB);
+  }, 150_000);
 });

@@ -163,9 +163,10 @@ async function openEmbedded(
   let reserve: DiskReserve | undefined;
   const refusal = () => reserve?.refusal();
   try {
+    // Before the reserve's first reading: the files a crash left may be what filled the disk.
+    removeTempFilesLeftByACrash(dataDir);
     if (options.diskReserveBytes)
       reserve = keepDiskReserve(dataDir, options.diskReserveBytes, (message) => process.stderr.write(`${message}\n`));
-    removeTempFilesLeftByACrash(dataDir);
     const kept = await withOtherDatabasesFrozen(await openPglite(dataDir), dataDir, options.freezeLimits ?? {});
     pglite = kept.pglite;
     if (kept.frozen.length > 0)
@@ -229,17 +230,14 @@ async function openEmbedded(
  * left: it wastes disk, never data, so it does not stop a start.
  */
 function removeTempFilesLeftByACrash(dataDir: string): void {
-  try {
-    const removed = removeCrashTempFiles(embeddedPgdata(dataDir));
-    if (removed.files > 0)
-      process.stderr.write(
-        `Removed ${removed.files} temporary file(s), ${Math.ceil(removed.bytes / (1024 * 1024))} MB, that the embedded database left when it last stopped without closing.\n`,
-      );
-  } catch (error) {
+  const removed = removeCrashTempFiles(embeddedPgdata(dataDir));
+  const crashed = 'that the embedded database left when it last stopped without closing';
+  if (removed.files > 0)
     process.stderr.write(
-      `Could not remove the temporary files the embedded database left when it last stopped without closing: ${(error as Error).message}\n`,
+      `Removed ${removed.files} temporary file(s) of ${(removed.bytes / (1024 * 1024)).toFixed(1)} MB ${crashed}.\n`,
     );
-  }
+  if (removed.failed > 0)
+    process.stderr.write(`Could not remove ${removed.failed} temporary file(s) ${crashed}: ${removed.firstFailure}\n`);
 }
 
 /** The server's address without its password, for messages. */
