@@ -193,7 +193,8 @@ async function runScenarios(env) {
   const probeBody = JSON.stringify(picker.unique());
   const service = await startProcess({
     script: path.join(root, 'dist/server.js'),
-    env: { ...database.env, ...env },
+    // /metrics answers only operators' keys and allow-listed addresses; the screen scenario reads it.
+    env: { REDFLAG_METRICS_ALLOW: '127.0.0.1', ...database.env, ...env },
     nodeArgs: [...(flags.profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), ...(flags.gc ? ['--trace-gc'] : [])],
     omitFromOutput: flags.gc ? isGcLine : undefined,
     // The first served request is a real search, on a cold process and database.
@@ -336,6 +337,11 @@ function printScreening(r) {
       `(${(r.searchBeside.p99 / r.searchAlone.p99).toFixed(2)}× alone; worst 5-s slice ${r.searchBeside.worstSliceP99.toFixed(1)} ms)\n` +
       `  their p99 by 5-s slice: ${r.searchBeside.sliceP99s.map((p99) => p99.toFixed(0)).join(' ')} ms`,
   );
+  if (r.checkpoints)
+    console.log(
+      `  embedded checkpoints during the job: ${r.checkpoints.count}, ${r.checkpoints.seconds.toFixed(1)} s in all, requests waiting; ` +
+        `by 5-s slice: ${r.checkpoints.sliceSeconds.map((seconds) => (seconds * 1000).toFixed(0)).join(' ')} ms`,
+    );
 }
 
 /** The load generator's CPU per request and how busy its one thread was (near 100%: it is the limit). */

@@ -70,12 +70,15 @@ export async function measureScreening({ service, apiKey, cacheDir, cacheKey, ro
   const uploading = uploadFromChild(service.baseUrl, apiKey, file);
   // Searches beside the job for as long as the upload and the screening take (measured in slices).
   const beside = [];
+  // The embedded engine's checkpoints hold every request while they run: their time in each slice.
+  const checkpointsAt = [await checkpointStats(service.baseUrl)];
   let done = false;
   const searching = (async () => {
     while (!done) {
       beside.push(
         await measure({ baseUrl: service.baseUrl, request: search, connections, duration: 5, warmup: 0, keepLatencies: true }),
       );
+      checkpointsAt.push(await checkpointStats(service.baseUrl));
     }
   })();
   const accepted = await uploading;
@@ -100,6 +103,15 @@ export async function measureScreening({ service, apiKey, cacheDir, cacheKey, ro
   // The p99 of every search made while the job ran (all slices together), and the worst slice's.
   const slices = beside.filter((r) => r.completed > 0);
   const sliceP99s = slices.map((r) => r.p99);
+  const checkpoints = checkpointsAt[0] && {
+    count: checkpointsAt.at(-1).count - checkpointsAt[0].count,
+    seconds: checkpointsAt.at(-1).seconds - checkpointsAt[0].seconds,
+    // Slice by slice, as the p99s (a slice with no search answered is left out of both).
+    sliceSeconds: beside
+      .map((r, i) => ({ r, seconds: checkpointsAt[i + 1].seconds - checkpointsAt[i].seconds }))
+      .filter(({ r }) => r.completed > 0)
+      .map(({ seconds }) => seconds),
+  };
   return {
     rows: job.rowsScreened,
     matches: job.matches,
@@ -115,6 +127,7 @@ export async function measureScreening({ service, apiKey, cacheDir, cacheKey, ro
       p99Before: aloneBefore.p99,
       p99After: aloneAfter.p99,
     },
+    checkpoints,
     searchBeside: {
       requestsPerSecond: slices.reduce((s, r) => s + r.requestsPerSecond, 0) / Math.max(1, slices.length),
       p99: p99Of(slices),
@@ -123,6 +136,15 @@ export async function measureScreening({ service, apiKey, cacheDir, cacheKey, ro
       sliceP99s,
     },
   };
+}
+
+/** The embedded engine's checkpoint counters from /metrics, or undefined on the server engine. */
+async function checkpointStats(baseUrl) {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const metric = (name) => new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1];
+  const count = metric('redflag_embedded_checkpoints_total');
+  if (count === undefined) return undefined;
+  return { count: Number(count), seconds: Number(metric('redflag_embedded_checkpoint_seconds_total')) };
 }
 
 /** The p99 of every latency of several measurements taken together. */
