@@ -335,7 +335,7 @@ function printScreening(r) {
       `(before the job ${r.searchAlone.p99Before.toFixed(1)}, after ${r.searchAlone.p99After.toFixed(1)}); ` +
       `beside the job ${Math.round(r.searchBeside.requestsPerSecond)}/s p99 ${r.searchBeside.p99.toFixed(1)} ms ` +
       `(${(r.searchBeside.p99 / r.searchAlone.p99).toFixed(2)}× alone; worst 5-s slice ${r.searchBeside.worstSliceP99.toFixed(1)} ms)\n` +
-      `  their p99 by 5-s slice: ${r.searchBeside.sliceP99s.map((p99) => p99.toFixed(0)).join(' ')} ms`,
+      `  their p99 by 5-s slice (– where none was answered): ${r.searchBeside.sliceP99s.map((p99) => p99?.toFixed(0) ?? '–').join(' ')} ms`,
   );
   if (r.checkpoints)
     console.log(

@@ -102,16 +102,15 @@ export async function measureScreening({ service, apiKey, cacheDir, cacheKey, ro
   const aloneAfter = await aloneRun();
   // The p99 of every search made while the job ran (all slices together), and the worst slice's.
   const slices = beside.filter((r) => r.completed > 0);
-  const sliceP99s = slices.map((r) => r.p99);
-  const checkpoints = checkpointsAt[0] && {
-    count: checkpointsAt.at(-1).count - checkpointsAt[0].count,
-    seconds: checkpointsAt.at(-1).seconds - checkpointsAt[0].seconds,
-    // Slice by slice, as the p99s (a slice with no search answered is left out of both).
-    sliceSeconds: beside
-      .map((r, i) => ({ r, seconds: checkpointsAt[i + 1].seconds - checkpointsAt[i].seconds }))
-      .filter(({ r }) => r.completed > 0)
-      .map(({ seconds }) => seconds),
-  };
+  // Every slice, in order; one in which no search was answered has no p99 (undefined).
+  const sliceP99s = beside.map((r) => (r.completed > 0 ? r.p99 : undefined));
+  const checkpoints = checkpointsAt.every(Boolean)
+    ? {
+        count: checkpointsAt.at(-1).count - checkpointsAt[0].count,
+        seconds: checkpointsAt.at(-1).seconds - checkpointsAt[0].seconds,
+        sliceSeconds: beside.map((_, i) => checkpointsAt[i + 1].seconds - checkpointsAt[i].seconds),
+      }
+    : undefined;
   return {
     rows: job.rowsScreened,
     matches: job.matches,
@@ -131,7 +130,7 @@ export async function measureScreening({ service, apiKey, cacheDir, cacheKey, ro
     searchBeside: {
       requestsPerSecond: slices.reduce((s, r) => s + r.requestsPerSecond, 0) / Math.max(1, slices.length),
       p99: p99Of(slices),
-      worstSliceP99: Math.max(...sliceP99s),
+      worstSliceP99: Math.max(...slices.map((r) => r.p99)),
       // Where in the job the searches suffered (the upload is done at uploadedSeconds).
       sliceP99s,
     },

@@ -7,12 +7,12 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { loadCrypto } from '../src/crypto/load-crypto.js';
 import { type DatabaseHandle, openDatabase } from '../src/db/database.js';
-import { DiskReserveError } from '../src/db/disk-reserve.js';
+import { DiskReserveError, freeBytes } from '../src/db/disk-reserve.js';
 import { keepTablesUp } from '../src/db/table-upkeep.js';
 import { isDatabaseUnavailable } from '../src/db/unavailable.js';
 import { testConfig } from './helpers/test-app.js';
 import { engine } from './helpers/test-database.js';
-import { canMountTmpfs, freeOf, mountTmpfs, unmount } from './helpers/tmpfs.js';
+import { canMountTmpfs, mountTmpfs, unmount } from './helpers/tmpfs.js';
 
 const MB = 1024 * 1024;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -34,7 +34,7 @@ describe.skipIf(engine !== 'embedded')('the embedded engine’s disk reserve', (
         databaseUrl: undefined,
         dataDir,
         poolSize: 1,
-        diskReserveBytes: freeOf(dataDir) + 1024 ** 4,
+        diskReserveBytes: freeBytes(dataDir) + 1024 ** 4,
       });
       await expect(opening).rejects.toBeInstanceOf(DiskReserveError);
       await expect(opening).rejects.toThrow(
@@ -106,7 +106,7 @@ describe.skipIf(!canMountTmpfs('disk reserve on a full disk'))('the embedded eng
       });
     expect((await searchOnce()).statusCode).toBe(200);
     // Leaves 8 MB free: under the 24 MB reserve.
-    fs.writeFileSync(filler, Buffer.alloc(Math.max(0, freeOf(mountPoint) - 8 * MB)));
+    fs.writeFileSync(filler, Buffer.alloc(Math.max(0, freeBytes(mountPoint) - 8 * MB)));
 
     const refused = await within5s(async () => (await app.inject({ method: 'GET', url: '/readyz' })).statusCode === 503);
     expect(refused).toBe(true);

@@ -232,12 +232,13 @@ async function openEmbedded(
 function removeTempFilesLeftByACrash(dataDir: string): void {
   const removed = removeCrashTempFiles(embeddedPgdata(dataDir));
   const crashed = 'that the embedded database left when it last stopped without closing';
-  if (removed.files > 0)
-    process.stderr.write(
-      `Removed ${removed.files} temporary file(s) of ${(removed.bytes / (1024 * 1024)).toFixed(1)} MB ${crashed}.\n`,
-    );
+  const size =
+    removed.bytes < 1024 * 1024 ? `${Math.ceil(removed.bytes / 1024)} KB` : `${(removed.bytes / (1024 * 1024)).toFixed(1)} MB`;
+  if (removed.files > 0) process.stderr.write(`Removed ${removed.files} temporary file(s), ${size}, ${crashed}.\n`);
   if (removed.failed > 0)
-    process.stderr.write(`Could not remove ${removed.failed} temporary file(s) ${crashed}: ${removed.firstFailure}\n`);
+    process.stderr.write(
+      `Could not remove ${removed.failed} of the temporary files or folders ${crashed}; they are left: ${removed.firstFailure}\n`,
+    );
 }
 
 /** The server's address without its password, for messages. */

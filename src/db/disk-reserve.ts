@@ -23,7 +23,7 @@ const megabytes = (bytes: number) => Math.floor(bytes / (1024 * 1024));
  * local filesystems (ext4, xfs, tmpfs), where the two sizes are equal, and overstated where the
  * block size is larger (some network and FUSE filesystems): there the reserve may never trip.
  */
-function freeBytes(dir: string): number {
+export function freeBytes(dir: string): number {
   const stats = fs.statfsSync(dir);
   return stats.bavail * stats.bsize;
 }

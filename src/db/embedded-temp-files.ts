@@ -4,7 +4,7 @@ import path from 'node:path';
 export interface RemovedTempFiles {
   files: number;
   bytes: number;
-  /** Entries that could not be removed (left, as PostgreSQL leaves them), and the first reason. */
+  /** Entries that could not be removed or listed (left, as PostgreSQL leaves them), and the first reason. */
   failed: number;
   firstFailure?: string;
 }
@@ -28,45 +28,61 @@ const TEMP_FILE_PREFIX = 'pgsql_tmp';
 export function removeCrashTempFiles(pgdata: string): RemovedTempFiles {
   const removed: RemovedTempFiles = { files: 0, bytes: 0, failed: 0 };
   const spills = path.join(pgdata, 'base', TEMP_FILE_PREFIX);
-  for (const name of listing(spills, removed)) {
-    if (name.startsWith(TEMP_FILE_PREFIX)) removeEntry(path.join(spills, name), removed);
+  for (const name of listing(spills, removed) ?? []) {
+    if (name.startsWith(TEMP_FILE_PREFIX)) removeSpill(path.join(spills, name), removed);
   }
   const base = path.join(pgdata, 'base');
-  for (const database of listing(base, removed).filter((name) => /^\d+$/.test(name))) {
+  for (const database of (listing(base, removed) ?? []).filter((name) => /^\d+$/.test(name))) {
     const dir = path.join(base, database);
-    for (const name of listing(dir, removed)) {
-      if (TEMP_RELATION_FILE.test(name)) removeEntry(path.join(dir, name), removed);
+    for (const name of listing(dir, removed) ?? []) {
+      if (TEMP_RELATION_FILE.test(name)) removeFile(path.join(dir, name), removed);
     }
   }
   return removed;
 }
 
-/** A directory that is not there has nothing to remove; one that cannot be read is a failure. */
-function listing(dir: string, removed: RemovedTempFiles): string[] {
+/** A directory that is not there has nothing to remove; one that cannot be read is a failure (undefined). */
+function listing(dir: string, removed: RemovedTempFiles): string[] | undefined {
   try {
     return fs.readdirSync(dir);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') failed(removed, error);
-    return [];
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    failed(removed, error);
+    return undefined;
   }
 }
 
-/**
- * A shared file set is a directory of files (`pgsql_tmp<pid>.<n>.fileset`), counted file by file.
- * `lstat`: a symbolic link is removed itself, never what it points to.
- */
-function removeEntry(entry: string, removed: RemovedTempFiles): void {
+/** A spill is a file, or a shared file set's directory of files (`pgsql_tmp<pid>.<n>.fileset`). */
+function removeSpill(entry: string, removed: RemovedTempFiles): void {
+  let isDirectory: boolean;
   try {
-    const stats = fs.lstatSync(entry);
-    if (stats.isDirectory()) {
-      for (const name of listing(entry, removed)) removeEntry(path.join(entry, name), removed);
-      fs.rmdirSync(entry);
-      return;
-    }
-    fs.unlinkSync(entry);
+    isDirectory = fs.lstatSync(entry).isDirectory();
+  } catch (error) {
+    failed(removed, error);
+    return;
+  }
+  if (!isDirectory) return removeFile(entry, removed);
+  const names = listing(entry, removed);
+  if (names === undefined) return;
+  const failedBefore = removed.failed;
+  for (const name of names) removeSpill(path.join(entry, name), removed);
+  // Not emptied: the file left is the failure to report, not the directory it keeps.
+  if (removed.failed > failedBefore) return;
+  try {
+    fs.rmdirSync(entry);
+  } catch (error) {
+    failed(removed, error);
+  }
+}
+
+/** `lstat` and `unlink`: a symbolic link is removed itself, never what it points to. */
+function removeFile(file: string, removed: RemovedTempFiles): void {
+  try {
+    const { size } = fs.lstatSync(file);
+    fs.unlinkSync(file);
     removed.files += 1;
-    removed.bytes += stats.size;
+    removed.bytes += size;
   } catch (error) {
     failed(removed, error);
   }

@@ -31,9 +31,3 @@ export function canMountTmpfs(skipped: string): boolean {
   else console.log(`${skipped}: skipped, a tmpfs cannot be mounted here (not root)`);
   return probe !== undefined;
 }
-
-/** Free bytes on the disk holding `dir`, as the disk reserve reads them. */
-export function freeOf(dir: string): number {
-  const stats = fs.statfsSync(dir);
-  return stats.bavail * stats.bsize;
-}
