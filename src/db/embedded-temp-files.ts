@@ -62,7 +62,10 @@ function removeSpill(entry: string, removed: RemovedTempFiles): void {
     failed(removed, error);
     return;
   }
-  if (!isDirectory) return removeFile(entry, removed);
+  if (!isDirectory) {
+    removeFile(entry, removed);
+    return;
+  }
   const names = listing(entry, removed);
   if (names === undefined) return;
   const failedBefore = removed.failed;
