@@ -5,10 +5,13 @@ import { serverUrl } from './helpers/test-database.js';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * The webhook and screening pollers through a database outage, on the server engine behind a
- * proxy of this file's own (port 4140): every pass fails while the link is refused.
+ * The webhook and screening pollers, and the instance lease's renewal, through a database outage,
+ * on the server engine behind a proxy of this file's own (port 4140): every attempt fails while the
+ * link is refused.
  */
-describe.runIf(serverUrl)('the pollers during a database outage', () => {
+const LOOPS = ['webhook deliveries', 'screening', 'instance lease renewal'];
+
+describe.runIf(serverUrl)('the retrying loops during a database outage', () => {
   let t: ProxiedApp;
 
   beforeAll(async () => {
@@ -20,23 +23,23 @@ describe.runIf(serverUrl)('the pollers during a database outage', () => {
 
   const linesOf = (what: string) =>
     t.logLines.map((line) => JSON.parse(line) as { level: number; msg?: string }).filter((line) => line.msg?.startsWith(what));
-  const recovered = () => ['webhook deliveries', 'screening'].every((what) => linesOf(`${what} runs again`).length > 0);
+  const recovered = () => LOOPS.every((what) => linesOf(`${what} runs again`).length > 0);
 
-  it('say a run of failed passes once, and again when it ends, not at every pass', async () => {
+  it('say a run of failed attempts once, and again when it ends, not at every attempt', async () => {
     await t.proxy.setMode('refuse');
     await sleep(1_500);
     await t.proxy.setMode('pass');
     for (let waited = 0; waited < 5_000 && !recovered(); waited += 50) await sleep(50);
 
-    for (const what of ['webhook deliveries', 'screening']) {
+    for (const what of LOOPS) {
       const lines = linesOf(what);
-      // Each pass fails at once while the link is refused: at every 20 ms that is dozens of them.
+      // Each attempt fails at once while the link is refused: every 20 ms (500 ms for the lease).
       expect(lines.map(({ level, msg }) => ({ level, msg }))).toEqual([
         { level: 40, msg: `${what} could not run; retrying` },
-        { level: 30, msg: expect.stringMatching(new RegExp(`^${what} runs again after \\d+ failed passes$`)) },
+        { level: 30, msg: expect.stringMatching(new RegExp(`^${what} runs again after \\d+ failed attempts$`)) },
       ]);
-      const { failedPasses } = JSON.parse(t.logLines.find((line) => line.includes(`${what} runs again`)) ?? '{}');
-      expect(failedPasses).toBeGreaterThan(5);
+      const { failedAttempts } = JSON.parse(t.logLines.find((line) => line.includes(`${what} runs again`)) ?? '{}');
+      expect(failedAttempts).toBeGreaterThan(what === 'instance lease renewal' ? 1 : 5);
     }
   });
 });

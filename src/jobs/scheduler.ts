@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { isDatabaseUnavailable } from '../db/unavailable.js';
 import type { Clock } from './clock.js';
+import { createFailureRun, type FailureRunLog } from './failure-run.js';
 import { claimRun, ensureJobRows, finishRun, listJobRuns } from './job-runs.repository.js';
 
 /** A background job: named, run at most once per `everySeconds` across every instance, safe to run twice. */
@@ -36,12 +36,6 @@ export interface JobStatus {
   running: boolean;
 }
 
-interface Log {
-  info(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
-
 /** How long a claimed run holds its job: a process that dies mid-run frees it after this. */
 const LEASE_MS = 15 * 60 * 1000;
 
@@ -54,7 +48,7 @@ export function createScheduler(deps: {
   db: Kysely<Database>;
   clock: Clock;
   jobs: readonly Job[];
-  log: Log;
+  log: FailureRunLog;
   onOutcome?: (outcome: JobOutcome) => void;
 }) {
   const { db, clock, jobs, log } = deps;
@@ -146,11 +140,9 @@ export function createScheduler(deps: {
     /** Ticks every `seconds` (first after a random part of it, so instances started together spread out). */
     start(seconds: number): void {
       if (seconds <= 0 || timer) return;
+      const tickFailures = createFailureRun(log, 'background jobs');
       const tickSafely = () => {
-        ticking = scheduler.tick().catch((err: unknown) =>
-          // A database outage is expected to pass: a warning, like the requests' 503s.
-          (isDatabaseUnavailable(err) ? log.warn : log.error).call(log, { err }, 'background jobs could not run'),
-        );
+        ticking = scheduler.tick().then(tickFailures.succeeded, tickFailures.failed);
       };
       const first = setTimeout(
         () => {

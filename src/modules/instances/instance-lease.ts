@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { Engine } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
+import { createFailureRun, type FailureRunLog } from '../../jobs/failure-run.js';
 
 /** How long a server-engine instance counts as alive after its last renewal. */
 export const INSTANCE_LEASE_MS = 2_000;
@@ -13,37 +14,27 @@ export interface InstanceLease {
   close(): Promise<void>;
 }
 
-interface Log {
-  warn(obj: object, msg: string): void;
-}
-
 /**
  * Registers this service process. On the server engine the lease is renewed twice a second, so a
  * process killed with SIGKILL is known to be gone within 2 s; on the embedded engine only one
  * process can hold the data (the data-directory lock), so its lease never lapses and the next
  * start forgets every earlier one — a dead holder is recognised at once.
  */
-export async function registerInstance(db: Kysely<Database>, engine: Engine, log: Log): Promise<InstanceLease> {
+export async function registerInstance(db: Kysely<Database>, engine: Engine, log: FailureRunLog): Promise<InstanceLease> {
   const id = randomUUID();
   if (engine === 'embedded') await db.deleteFrom('service_instances').execute();
   const leaseUntil = engine === 'embedded' ? sql<Date>`'infinity'::timestamptz` : leaseFromNow();
   await db.insertInto('service_instances').values({ id, lease_until: leaseUntil }).execute();
   let renewing: NodeJS.Timeout | undefined;
-  let failing = false;
   if (engine === 'server') {
+    // The database is down: requests are failing with 503 anyway; said once, not twice a second.
+    const failures = createFailureRun(log, 'instance lease renewal');
     renewing = setInterval(() => {
       db.updateTable('service_instances')
         .set({ lease_until: leaseFromNow() })
         .where('id', '=', id)
         .execute()
-        .then(() => {
-          failing = false;
-        })
-        .catch((err: unknown) => {
-          // The database is down: requests are failing with 503 anyway; say so once.
-          if (!failing) log.warn({ err: { message: (err as Error).message } }, 'could not renew the instance lease');
-          failing = true;
-        });
+        .then(failures.succeeded, failures.failed);
     }, RENEW_EVERY_MS);
     renewing.unref();
     // Leases of processes that died long ago are of no use to anyone.
