@@ -20,6 +20,7 @@ import { requestId } from './http/request-id.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { validatorCompiler } from './http/validation.js';
 import { type Clock, systemClock } from './jobs/clock.js';
+import { createFailureRun } from './jobs/failure-run.js';
 import { registerJobMetrics } from './jobs/job-metrics.js';
 import { createScheduler, type Job, type Scheduler } from './jobs/scheduler.js';
 import { type AdminServices, createAdminServices } from './modules/admin/admin.commands.js';
@@ -412,8 +413,9 @@ function redisCheck(redis: RedisLink): ReadinessCheck {
  */
 function watchPrimaryKey(app: FastifyInstance, database: DatabaseHandle, crypto: Crypto): void {
   if (database.engine !== 'server') return;
+  const failures = createFailureRun(app.log, 're-reading the encryption keys');
   const timer = setInterval(() => {
-    crypto.refresh().catch((err: unknown) => app.log.error({ err }, 'could not re-read the encryption keys'));
+    crypto.refresh().then(failures.succeeded, failures.failed);
   }, KEY_REFRESH_MS);
   timer.unref();
   app.addHook('onClose', async () => clearInterval(timer));

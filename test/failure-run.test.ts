@@ -74,4 +74,13 @@ describe('a run of failures in a retrying loop', () => {
       'error the loop could not run; retrying',
     ]);
   });
+
+  it('never throws when the log does (a stream ended at shutdown)', () => {
+    const throwing = () => {
+      throw new Error('SonicBoom destroyed');
+    };
+    const run = createFailureRun({ info: throwing, warn: throwing, error: throwing }, 'the loop');
+    expect(() => run.failed(outage())).not.toThrow();
+    expect(() => run.succeeded()).not.toThrow();
+  });
 });

@@ -9,7 +9,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * on the server engine behind a proxy of this file's own (port 4140): every attempt fails while the
  * link is refused.
  */
-const LOOPS = ['webhook deliveries', 'screening', 'instance lease renewal'];
+const LOOPS = ['webhook delivery', 'screening', 'instance lease renewal'];
 
 describe.runIf(serverUrl)('the retrying loops during a database outage', () => {
   let t: ProxiedApp;

@@ -18,7 +18,7 @@ export interface FailureRun {
 
 /**
  * How a loop that retries by itself (a poller's passes, the instance lease's renewals, the
- * scheduler's ticks) tells the log about failing: a run of failed attempts is said when it starts,
+ * scheduler's ticks, the flush of API keys' last-used times, the re-read of the encryption keys) tells the log about failing: a run of failed attempts is said when it starts,
  * again each minute it lasts or when its kind changes (an outage, or an error that is a bug), and
  * when it ends. Said at every attempt, a ten-minute database outage was up to 1,200 lines from a
  * poller passing every half second and 1,200 from the lease renewed twice a second.
@@ -26,6 +26,13 @@ export interface FailureRun {
  * A database outage is a warning, as every request's 503 is; any other error is an error.
  */
 export function createFailureRun(log: FailureRunLog, what: string, now: () => number = Date.now): FailureRun {
+  // A logger that throws (its stream ended at shutdown) must neither stop the loop nor become an
+  // unhandled rejection of the promise the loop left running.
+  const say = (level: keyof FailureRunLog, obj: object, msg: string) => {
+    try {
+      log[level](obj, msg);
+    } catch {}
+  };
   let failedAttempts = 0;
   let failingSince = 0;
   let saidAt = 0;
@@ -39,14 +46,16 @@ export function createFailureRun(log: FailureRunLog, what: string, now: () => nu
       else if (outage === saidOutage && at - saidAt < RESTATE_FAILURE_MS) return;
       saidAt = at;
       saidOutage = outage;
-      log[outage ? 'warn' : 'error'](
+      say(
+        outage ? 'warn' : 'error',
         { err, failedAttempts },
         failedAttempts === 1 ? `${what} could not run; retrying` : `${what} still cannot run`,
       );
     },
     succeeded() {
       if (failedAttempts === 0) return;
-      log.info(
+      say(
+        'info',
         { failedAttempts, seconds: Math.round((now() - failingSince) / 1000) },
         `${what} runs again after ${failedAttempts} failed ${failedAttempts === 1 ? 'attempt' : 'attempts'}`,
       );

@@ -140,7 +140,7 @@ export function createScheduler(deps: {
     /** Ticks every `seconds` (first after a random part of it, so instances started together spread out). */
     start(seconds: number): void {
       if (seconds <= 0 || timer) return;
-      const tickFailures = createFailureRun(log, 'background jobs');
+      const tickFailures = createFailureRun(log, 'background job tick');
       const tickSafely = () => {
         ticking = scheduler.tick().then(tickFailures.succeeded, tickFailures.failed);
       };

@@ -29,12 +29,19 @@ export async function registerInstance(db: Kysely<Database>, engine: Engine, log
   if (engine === 'server') {
     // The database is down: requests are failing with 503 anyway; said once, not twice a second.
     const failures = createFailureRun(log, 'instance lease renewal');
+    // One renewal at a time: through a link that drops packets they would pile up behind the
+    // connection wait and end out of order (a late failure after a later success).
+    let running: Promise<void> | undefined;
     renewing = setInterval(() => {
-      db.updateTable('service_instances')
+      running ??= db
+        .updateTable('service_instances')
         .set({ lease_until: leaseFromNow() })
         .where('id', '=', id)
         .execute()
-        .then(failures.succeeded, failures.failed);
+        .then(failures.succeeded, failures.failed)
+        .finally(() => {
+          running = undefined;
+        });
     }, RENEW_EVERY_MS);
     renewing.unref();
     // Leases of processes that died long ago are of no use to anyone.

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { Log } from '../../redis/redis-link.js';
+import { createFailureRun, type FailureRunLog } from '../../jobs/failure-run.js';
 import type { KeyEvent, KeyEvents } from './key-events.js';
 import { hashApiKey, isWellFormedApiKey } from './keys.format.js';
 import { findApiKeyForAuth, type KeyAuthRow, recordKeysUsed } from './keys.repository.js';
@@ -92,7 +92,7 @@ export function createKeyAuthenticator(deps: {
   events: KeyEvents;
   defaultRateLimitPerMinute: number;
   lastUsedFlushMs: number;
-  log: Log;
+  log: FailureRunLog;
   cacheTtlMs?: number;
 }): KeyAuthenticator {
   const { db, events, log, defaultRateLimitPerMinute } = deps;
@@ -163,14 +163,17 @@ export function createKeyAuthenticator(deps: {
     return { ok: true, principal: entry.principal };
   }
 
+  // Every few seconds through an outage: said when it starts and ends, not at every flush.
+  const flushFailures = createFailureRun(log, "recording API keys' last-used times");
   async function flushLastUsed(): Promise<void> {
     if (lastUsed.size === 0) return;
     const batch = lastUsed;
     lastUsed = new Map();
     try {
       await recordKeysUsed(db, new Map([...batch].map(([id, at]) => [id, new Date(at)])));
+      flushFailures.succeeded();
     } catch (error) {
-      log.warn({ err: error instanceof Error ? { message: error.message } : error }, 'could not record key last-used times');
+      flushFailures.failed(error);
       for (const [id, at] of batch) if ((lastUsed.get(id) ?? 0) < at) lastUsed.set(id, at);
     }
   }

@@ -31,7 +31,7 @@ export async function registerWebhooks(
   const worker = createDeliveryWorker({ db, crypto, allowPrivate, log: app.log });
   // A full batch goes again at once, otherwise the next pass waits `pollMs`.
   if (deps.pollMs > 0) {
-    pollWhileBusy(app, 'webhook deliveries', async () => (await worker.runDue(clock.now())) >= worker.batchSize, deps.pollMs);
+    pollWhileBusy(app, 'webhook delivery', async () => (await worker.runDue(clock.now())) >= worker.batchSize, deps.pollMs);
   }
   return worker;
 }
