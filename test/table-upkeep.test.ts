@@ -63,6 +63,13 @@ describe(`table upkeep, the database.upkeep job (${engine} engine)`, () => {
     expect(await upkeepOf(database, 'upkeep_probe')).toEqual([]);
   });
 
+  it('samples 3,000 rows of audit_events, which every search writes, not 30,000 (decision 0112)', async () => {
+    const { rows } = await sql<{ least: number; most: number; columns: number }>`
+      select min(attstattarget)::int as least, max(attstattarget)::int as most, count(*)::int as columns
+      from pg_attribute where attrelid = 'audit_events'::regclass and attnum > 0 and not attisdropped`.execute(database.db);
+    expect(rows[0]).toEqual({ least: 10, most: 10, columns: 12 });
+  });
+
   it('leaves a table emptied and analysed alone: analyse gives it no statistics, so only its row count (0) tells it was analysed', async () => {
     await writeAndPublish(database.db, [
       'create table upkeep_emptied (id int primary key) with (autovacuum_enabled = false)',
@@ -133,6 +140,28 @@ describe(`table upkeep, the database.upkeep job (${engine} engine)`, () => {
         from pg_stat_user_tables where schemaname = current_schema() and relname = 'upkeep_probe'`.execute(database.db);
       expect(rows[0]).toEqual({ vacuumed: true, dead: 0, changed: 0 });
       expect(await upkeepOf(database, 'upkeep_probe')).toEqual([]);
+    });
+
+    it('vacuums a table for its inserts once the cap has come, before a fifth of it, and does not analyse it for them alone', async () => {
+      await writeAndPublish(database.db, [
+        'create table upkeep_appended (id int primary key) with (autovacuum_enabled = false)',
+        'insert into upkeep_appended select g from generate_series(1, 5000) g',
+      ]);
+      expect(await upkeepOf(database, 'upkeep_appended')).toEqual([
+        { table: 'upkeep_appended', action: 'vacuum analyze', reason: 'inserted' },
+      ]);
+      // 300 more: under autovacuum's insert rule (1,000 + 20%) and its analyse rule (50 + 10%).
+      await writeAndPublish(database.db, ['insert into upkeep_appended select g from generate_series(5001, 5300) g']);
+      expect(await upkeepOf(database, 'upkeep_appended')).toEqual([]);
+      const run = await keepTablesUp(database, { insertVacuumCap: 250 });
+      expect(run.failed).toEqual([]);
+      expect(run.done.filter((done) => done.table === 'upkeep_appended')).toEqual([
+        { table: 'upkeep_appended', action: 'vacuum', reason: 'inserted' },
+      ]);
+      const { rows } = await sql<{ inserted: number; changed: number }>`
+        select n_ins_since_vacuum::int as inserted, n_mod_since_analyze::int as changed
+        from pg_stat_user_tables where schemaname = current_schema() and relname = 'upkeep_appended'`.execute(database.db);
+      expect(rows[0]).toEqual({ inserted: 0, changed: 300 });
     });
 
     it('analyses again once a tenth of the table has changed, and not before', async () => {

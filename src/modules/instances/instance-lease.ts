@@ -31,16 +31,18 @@ export async function registerInstance(db: Kysely<Database>, engine: Engine, log
     const failures = createFailureRun(log, 'instance lease renewal');
     // One renewal at a time: through a link that drops packets they would pile up behind the
     // connection wait and end out of order (a late failure after a later success).
-    let running: Promise<void> | undefined;
+    let inFlight = false;
     renewing = setInterval(() => {
-      running ??= db
+      if (inFlight) return;
+      inFlight = true;
+      void db
         .updateTable('service_instances')
         .set({ lease_until: leaseFromNow() })
         .where('id', '=', id)
         .execute()
         .then(failures.succeeded, failures.failed)
         .finally(() => {
-          running = undefined;
+          inFlight = false;
         });
     }, RENEW_EVERY_MS);
     renewing.unref();
