@@ -241,6 +241,39 @@ describe(`table upkeep, the database.upkeep job (${engine} engine)`, () => {
 });
 
 describe.skipIf(engine !== 'embedded')('table upkeep across a restart of the embedded engine', () => {
+  it('analyses a table at its first vacuum for inserts after a start, though it grew by less than a tenth', {
+    timeout: 60_000,
+  }, async () => {
+    const first = await createTestDatabase();
+    const dataDir = first.dataDir;
+    let firstOpen = true;
+    let database: DatabaseHandle | undefined;
+    const upkeep = async (db: Pick<DatabaseHandle, 'db' | 'engine' | 'pool' | 'refusal'>) => {
+      const run = await keepTablesUp(db, { insertVacuumCap: 250 });
+      expect(run.failed).toEqual([]);
+      return run.done.filter((done) => done.table === 'upkeep_restarted');
+    };
+    try {
+      await writeAndPublish(first.db, [
+        'create table upkeep_restarted (id int primary key)',
+        'insert into upkeep_restarted select g from generate_series(1, 10000) g',
+      ]);
+      expect(await upkeep(first)).toEqual([{ table: 'upkeep_restarted', action: 'vacuum analyze', reason: 'inserted' }]);
+      await first.close({ keepFiles: true });
+      firstOpen = false;
+      database = await openDatabase({ databaseUrl: undefined, dataDir, poolSize: 1 });
+      // 300 rows: 3% more, under the "grown" rule's tenth, but past the cap.
+      await writeAndPublish(database.db, ['insert into upkeep_restarted select g from generate_series(10001, 10300) g']);
+      expect(await upkeep(database)).toEqual([{ table: 'upkeep_restarted', action: 'vacuum analyze', reason: 'inserted' }]);
+      await writeAndPublish(database.db, ['insert into upkeep_restarted select g from generate_series(10301, 10600) g']);
+      expect(await upkeep(database)).toEqual([{ table: 'upkeep_restarted', action: 'vacuum', reason: 'inserted' }]);
+    } finally {
+      if (firstOpen) await first.close({ keepFiles: true });
+      await database?.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('vacuums and analyses a table grown by a tenth since, though PGlite lost its counters when it stopped', {
     timeout: 60_000,
   }, async () => {

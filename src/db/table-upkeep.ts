@@ -43,6 +43,8 @@ export interface UpkeepRun {
 interface DueRow {
   schema: string;
   table: string;
+  /** Analysed since the database started: PGlite forgets when at every stop (`last_analyze`). */
+  analysed_lately: boolean;
   no_statistics: boolean;
   changed: boolean;
   dead_rows: boolean;
@@ -102,8 +104,11 @@ export async function keepTablesUp(
             : 'changed';
     const vacuum = row.dead_rows || row.inserted || row.grown;
     // Inserts alone call for a vacuum (the visibility map, freezing) but not for new statistics
-    // before autovacuum's analyse rule does: under the cap above that would be sooner.
-    const analyse = row.no_statistics || row.changed || row.dead_rows || row.grown;
+    // before autovacuum's analyse rule does: under the cap above that would be sooner. But for the
+    // first vacuum since a start: the vacuum sets the size the "grown" rule compares with, and the
+    // stop lost the analyse rule's counter, so a large table restarted more often than a tenth of
+    // it changes would never be analysed again (decision 0112).
+    const analyse = row.no_statistics || row.changed || row.dead_rows || row.grown || !row.analysed_lately;
     const table = `${pg.escapeIdentifier(row.schema)}.${pg.escapeIdentifier(row.table)}`;
     try {
       // Vacuum and analyse as two statements, a connection taken for each: on the embedded
@@ -250,8 +255,9 @@ async function tablesDue(db: Kysely<Database>, standInForAutovacuum: boolean, in
   // PostgreSQL 18's cap on the dead-row threshold; -1 (or an older server, without it) is no cap.
   const maxDeadThreshold = sql`coalesce(nullif(current_setting('autovacuum_vacuum_max_threshold', true)::float8, -1), 'infinity')`;
   const { rows: due } = await sql<DueRow>`
-    select schema_name as schema, table_name as table, no_statistics, changed, dead_rows, inserted, grown from (
+    select schema_name as schema, table_name as table, analysed_lately, no_statistics, changed, dead_rows, inserted, grown from (
       select s.schemaname as schema_name, s.relname as table_name,
+        s.last_analyze is not null or s.last_autoanalyze is not null as analysed_lately,
         c.reltuples = -1 as no_statistics,
         (${standInForAutovacuum} and s.n_mod_since_analyze >
           ${setting('autovacuum_analyze_threshold')} + ${setting('autovacuum_analyze_scale_factor')} * ${rows}) as changed,

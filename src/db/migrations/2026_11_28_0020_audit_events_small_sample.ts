@@ -4,9 +4,9 @@ import { type Kysely, sql } from 'kysely';
  * `analyze audit_events` samples 3,000 rows instead of 30,000 (decision 0112). Every search writes
  * a row here, so it is the table the embedded engine's upkeep analyses most often (each time a
  * tenth of it is new), and PGlite analyses on Node's main thread: 330–465 ms of a stalled service
- * each time at 1–2 million rows, 32–36 ms with this sample. Nothing reads the table in a way its
- * statistics could change: a company's audit log by its index, and retention by age in batches.
- * Every column, as the sample is 300 rows times the largest target of any.
+ * each time at 1–2 million rows, 32–36 ms with this sample. Every column, as the sample is 300 rows
+ * times the largest target of any. What the coarser estimates may cost the company audit page is
+ * in the decision.
  */
 const COLUMNS = [
   'id',
