@@ -413,7 +413,7 @@ function redisCheck(redis: RedisLink): ReadinessCheck {
  */
 function watchPrimaryKey(app: FastifyInstance, database: DatabaseHandle, crypto: Crypto): void {
   if (database.engine !== 'server') return;
-  const failures = createFailureRun(app.log, 're-reading the encryption keys');
+  const failures = createFailureRun(app.log, 'encryption key re-read');
   const timer = setInterval(() => {
     crypto.refresh().then(failures.succeeded, failures.failed);
   }, KEY_REFRESH_MS);

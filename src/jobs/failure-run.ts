@@ -17,11 +17,11 @@ export interface FailureRun {
 }
 
 /**
- * How a loop that retries by itself (a poller's passes, the instance lease's renewals, the
- * scheduler's ticks, the flush of API keys' last-used times, the re-read of the encryption keys) tells the log about failing: a run of failed attempts is said when it starts,
- * again each minute it lasts or when its kind changes (an outage, or an error that is a bug), and
- * when it ends. Said at every attempt, a ten-minute database outage was up to 1,200 lines from a
- * poller passing every half second and 1,200 from the lease renewed twice a second.
+ * How a loop that retries by itself (a poller, the instance lease's renewal, the scheduler's tick)
+ * tells the log about failing: a run of failed attempts is said when it starts, again each minute
+ * it lasts or when its kind changes (an outage, or an error that is a bug), and when it ends. Said
+ * at every attempt, a ten-minute database outage would be up to 1,200 lines from a poller passing
+ * every half second, and as many from the lease renewed twice a second.
  *
  * A database outage is a warning, as every request's 503 is; any other error is an error.
  */

@@ -164,7 +164,7 @@ export function createKeyAuthenticator(deps: {
   }
 
   // Every few seconds through an outage: said when it starts and ends, not at every flush.
-  const flushFailures = createFailureRun(log, "recording API keys' last-used times");
+  const flushFailures = createFailureRun(log, 'API key last-used flush');
   async function flushLastUsed(): Promise<void> {
     if (lastUsed.size === 0) return;
     const batch = lastUsed;
