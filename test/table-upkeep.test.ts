@@ -240,88 +240,98 @@ describe(`table upkeep, the database.upkeep job (${engine} engine)`, () => {
   }
 });
 
+/**
+ * An embedded data directory of its own: `before` on its first opening, a clean stop (PGlite then
+ * forgets its table counters), `after` on the next opening; both closed and the files removed after.
+ */
+async function acrossARestart(
+  before: (first: TestDatabase) => Promise<void>,
+  after: (database: DatabaseHandle) => Promise<void>,
+) {
+  const first = await createTestDatabase();
+  let firstOpen = true;
+  let database: DatabaseHandle | undefined;
+  try {
+    await before(first);
+    await first.close({ keepFiles: true });
+    firstOpen = false;
+    database = await openDatabase({ databaseUrl: undefined, dataDir: first.dataDir, poolSize: 1 });
+    await after(database);
+  } finally {
+    if (firstOpen) await first.close({ keepFiles: true });
+    await database?.close();
+    fs.rmSync(first.dataDir, { recursive: true, force: true });
+  }
+}
+
 describe.skipIf(engine !== 'embedded')('table upkeep across a restart of the embedded engine', () => {
   it('analyses a table at its first vacuum for inserts after a start, though it grew by less than a tenth', {
     timeout: 60_000,
   }, async () => {
-    const first = await createTestDatabase();
-    const dataDir = first.dataDir;
-    let firstOpen = true;
-    let database: DatabaseHandle | undefined;
     const upkeep = async (db: Pick<DatabaseHandle, 'db' | 'engine' | 'pool' | 'refusal'>) => {
       const run = await keepTablesUp(db, { insertVacuumCap: 250 });
       expect(run.failed).toEqual([]);
       return run.done.filter((done) => done.table === 'upkeep_restarted');
     };
-    try {
-      await writeAndPublish(first.db, [
-        'create table upkeep_restarted (id int primary key)',
-        'insert into upkeep_restarted select g from generate_series(1, 10000) g',
-      ]);
-      expect(await upkeep(first)).toEqual([{ table: 'upkeep_restarted', action: 'vacuum analyze', reason: 'inserted' }]);
-      await first.close({ keepFiles: true });
-      firstOpen = false;
-      database = await openDatabase({ databaseUrl: undefined, dataDir, poolSize: 1 });
-      // 300 rows: 3% more, under the "grown" rule's tenth, but past the cap.
-      await writeAndPublish(database.db, ['insert into upkeep_restarted select g from generate_series(10001, 10300) g']);
-      expect(await upkeep(database)).toEqual([{ table: 'upkeep_restarted', action: 'vacuum analyze', reason: 'inserted' }]);
-      await writeAndPublish(database.db, ['insert into upkeep_restarted select g from generate_series(10301, 10600) g']);
-      expect(await upkeep(database)).toEqual([{ table: 'upkeep_restarted', action: 'vacuum', reason: 'inserted' }]);
-    } finally {
-      if (firstOpen) await first.close({ keepFiles: true });
-      await database?.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    }
+    await acrossARestart(
+      async (first) => {
+        await writeAndPublish(first.db, [
+          'create table upkeep_restarted (id int primary key)',
+          'insert into upkeep_restarted select g from generate_series(1, 10000) g',
+        ]);
+        expect(await upkeep(first)).toEqual([{ table: 'upkeep_restarted', action: 'vacuum analyze', reason: 'inserted' }]);
+      },
+      async (database) => {
+        // 300 rows: 3% more, under the "grown" rule's tenth, but past the cap.
+        await writeAndPublish(database.db, ['insert into upkeep_restarted select g from generate_series(10001, 10300) g']);
+        expect(await upkeep(database)).toEqual([{ table: 'upkeep_restarted', action: 'vacuum analyze', reason: 'inserted' }]);
+        await writeAndPublish(database.db, ['insert into upkeep_restarted select g from generate_series(10301, 10600) g']);
+        expect(await upkeep(database)).toEqual([{ table: 'upkeep_restarted', action: 'vacuum', reason: 'inserted' }]);
+      },
+    );
   });
 
   it('vacuums and analyses a table grown by a tenth since, though PGlite lost its counters when it stopped', {
     timeout: 60_000,
   }, async () => {
-    const first = await createTestDatabase();
-    const dataDir = first.dataDir;
-    let firstOpen = true;
-    let database: DatabaseHandle | undefined;
-    try {
-      await writeAndPublish(first.db, [
-        'create table upkeep_growing (id int primary key, note text)',
-        "insert into upkeep_growing select g, repeat('x', 100) from generate_series(1, 2000) g",
-      ]);
-      expect(await upkeepOf(first, 'upkeep_growing')).toEqual([
-        { table: 'upkeep_growing', action: 'vacuum analyze', reason: 'inserted' },
-      ]);
-      // A quarter more rows, past the analyse threshold (50 + 10%), not yet analysed when the service stops.
-      await writeAndPublish(first.db, [
-        "insert into upkeep_growing select g, repeat('x', 100) from generate_series(2001, 2500) g",
-      ]);
-      await first.close({ keepFiles: true });
-      firstOpen = false;
-      database = await openDatabase({ databaseUrl: undefined, dataDir, poolSize: 1 });
-      const { rows } = await sql<{ inserted: number; changed: number }>`
-        select n_ins_since_vacuum::int as inserted, n_mod_since_analyze::int as changed
-        from pg_stat_user_tables where relname = 'upkeep_growing'`.execute(database.db);
-      // The premise: a clean stop and start of PGlite forgets the counters the other rules go by.
-      expect(rows[0]).toEqual({ inserted: 0, changed: 0 });
-      const run = await keepTablesUp(database);
-      expect(run.failed).toEqual([]);
-      expect(run.done.filter((done) => done.table === 'upkeep_growing')).toEqual([
-        { table: 'upkeep_growing', action: 'vacuum analyze', reason: 'grown' },
-      ]);
-      const { rows: counted } = await sql<{ rows: number }>`
-        select reltuples::int as rows from pg_class where oid = 'upkeep_growing'::regclass`.execute(database.db);
-      expect(counted[0]?.rows).toBe(2500);
-      expect((await keepTablesUp(database)).done.filter((done) => done.table === 'upkeep_growing')).toEqual([]);
-      // From its first upkeep after the start, the counters tell: 350 more rows are a change (past 50 + 10%), not growth.
-      await writeAndPublish(database.db, [
-        "insert into upkeep_growing select g, repeat('x', 100) from generate_series(2501, 2850) g",
-      ]);
-      expect((await keepTablesUp(database)).done.filter((done) => done.table === 'upkeep_growing')).toEqual([
-        { table: 'upkeep_growing', action: 'analyze', reason: 'changed' },
-      ]);
-    } finally {
-      if (firstOpen) await first.close({ keepFiles: true });
-      await database?.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    }
+    await acrossARestart(
+      async (first) => {
+        await writeAndPublish(first.db, [
+          'create table upkeep_growing (id int primary key, note text)',
+          "insert into upkeep_growing select g, repeat('x', 100) from generate_series(1, 2000) g",
+        ]);
+        expect(await upkeepOf(first, 'upkeep_growing')).toEqual([
+          { table: 'upkeep_growing', action: 'vacuum analyze', reason: 'inserted' },
+        ]);
+        // A quarter more rows, past the analyse threshold (50 + 10%), not yet analysed when the service stops.
+        await writeAndPublish(first.db, [
+          "insert into upkeep_growing select g, repeat('x', 100) from generate_series(2001, 2500) g",
+        ]);
+      },
+      async (database) => {
+        const { rows } = await sql<{ inserted: number; changed: number }>`
+          select n_ins_since_vacuum::int as inserted, n_mod_since_analyze::int as changed
+          from pg_stat_user_tables where relname = 'upkeep_growing'`.execute(database.db);
+        // The premise: a clean stop and start of PGlite forgets the counters the other rules go by.
+        expect(rows[0]).toEqual({ inserted: 0, changed: 0 });
+        const run = await keepTablesUp(database);
+        expect(run.failed).toEqual([]);
+        expect(run.done.filter((done) => done.table === 'upkeep_growing')).toEqual([
+          { table: 'upkeep_growing', action: 'vacuum analyze', reason: 'grown' },
+        ]);
+        const { rows: counted } = await sql<{ rows: number }>`
+          select reltuples::int as rows from pg_class where oid = 'upkeep_growing'::regclass`.execute(database.db);
+        expect(counted[0]?.rows).toBe(2500);
+        expect((await keepTablesUp(database)).done.filter((done) => done.table === 'upkeep_growing')).toEqual([]);
+        // From its first upkeep after the start, the counters tell: 350 more rows are a change (past 50 + 10%), not growth.
+        await writeAndPublish(database.db, [
+          "insert into upkeep_growing select g, repeat('x', 100) from generate_series(2501, 2850) g",
+        ]);
+        expect((await keepTablesUp(database)).done.filter((done) => done.table === 'upkeep_growing')).toEqual([
+          { table: 'upkeep_growing', action: 'analyze', reason: 'changed' },
+        ]);
+      },
+    );
   });
 });
 
