@@ -19,6 +19,7 @@ import * as screenings from './2026_11_23_0017_screenings.js';
 import * as reportCards from './2026_11_27_0018_report_cards.js';
 import * as cardRebuildsWithoutJit from './2026_11_27_0019_card_rebuilds_without_jit.js';
 import * as auditEventsSmallSample from './2026_11_28_0020_audit_events_small_sample.js';
+import * as reasonsMaskedAgain from './2026_11_28_0021_reasons_masked_again.js';
 
 /**
  * Every migration, by name; names sort in the order they run. A landed migration is never
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_27_0018_report_cards': reportCards,
   '2026_11_27_0019_card_rebuilds_without_jit': cardRebuildsWithoutJit,
   '2026_11_28_0020_audit_events_small_sample': auditEventsSmallSample,
+  '2026_11_28_0021_reasons_masked_again': reasonsMaskedAgain,
 };

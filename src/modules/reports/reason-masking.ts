@@ -4,13 +4,26 @@
  * substrings are masked; the submitter's own get and decode keep the reason whole.
  *
  * - e-mail addresses keep their first character and domain: `j***@example.com`;
- * - a run of 10 or more digits (NUBAN 10, BVN/NIN 11, a phone 11 or 13 with +234), written with
- *   or without spaces, dots or dashes between them, keeps only its last two digits: `*********67`.
- *   Dates (8 digits), amounts with thousands separators and short references are left as written.
+ * - a run of 10 or more digits (NUBAN 10, BVN/NIN 11, a phone 11 or 13 with +234) keeps only its
+ *   last two digits: `*********67`. Dates (8 digits), amounts with thousands separators and short
+ *   references are left as written.
+ *
+ * A run is what a person (or a phone's keyboard) writes between the digits of one number, so it
+ * is read the way search reads a phone: digits of any script (full-width `０８０３` too), up to three
+ * of spaces of any kind, dots, dashes and closing brackets between two digits, and the invisible
+ * characters a copy-and-paste carries (zero-width spaces, joiners, direction marks). An opening
+ * bracket starts a run (`(0803) 123 4567`) or follows a country code (`+234 (803) ...`), and
+ * nowhere else: `₦250,000 (1500000 naira)` is an amount and a figure, not one number.
+ * Masking too much is a reason less readable; masking too little shows another company's customer.
  */
 const EMAIL = /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.\p{L}{2,}/gu;
-/** Digits with single separators between them; an optional leading `+` (of +234). */
-const DIGIT_RUN = /\+?\d(?:[ .-]?\d)+/g;
+/** Between two digits of one number: white space, dots, dashes, a closing bracket, invisible format characters. */
+const SEPARATOR = String.raw`[\s.\p{Pd})\p{Cf}]`;
+/** A country code and an opening bracket (`+234 (`), or a leading `+` or opening bracket alone. */
+const RUN_START = String.raw`(?:[+＋]\p{Nd}{1,3}${SEPARATOR}{0,3}\(|[+＋(])?`;
+/** Digits with up to three separators between them, after an optional start. */
+const DIGIT_RUN = new RegExp(String.raw`${RUN_START}\p{Nd}(?:${SEPARATOR}{0,3}\p{Nd})+`, 'gu');
+const DIGIT = /\p{Nd}/u;
 const MIN_IDENTIFIER_DIGITS = 10;
 const KEPT_DIGITS = 2;
 
@@ -18,8 +31,8 @@ export function maskFraudReason(reason: string): string {
   return reason
     .replace(EMAIL, (email) => `${[...email][0]}***${email.slice(email.lastIndexOf('@'))}`)
     .replace(DIGIT_RUN, (run) => {
-      const digits = run.replace(/\D/g, '');
+      const digits = [...run].filter((c) => DIGIT.test(c));
       if (digits.length < MIN_IDENTIFIER_DIGITS) return run;
-      return `${'*'.repeat(digits.length - KEPT_DIGITS)}${digits.slice(-KEPT_DIGITS)}`;
+      return `${'*'.repeat(digits.length - KEPT_DIGITS)}${digits.slice(-KEPT_DIGITS).join('')}`;
     });
 }
