@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { type FileChunk, readChunks } from '../src/modules/screenings/screening-file.js';
+import { BrokenFileError, type FileChunk, readChunks } from '../src/modules/screenings/screening-file.js';
 
 async function read(text: string, pieces = 7): Promise<FileChunk> {
   // Fed in small pieces, as a socket delivers an upload: a record may straddle two of them.
@@ -25,7 +25,7 @@ describe('reading a customer file', () => {
       'OBI",c', // 6: ...to here
       'phone,', // 7: no value
       'nuban,"0123456789,058"', // 8: no ref
-      'phone,08"03,d', // 9: not valid CSV
+      'phone,08"03,d"e"f', // 9: not valid CSV (csv-parse refuses it once a quote: one row)
       'bvn,22123456789,e,extra', // 10: a fourth field is ignored
       '',
     ].join('\n');
@@ -41,6 +41,59 @@ describe('reading a customer file', () => {
       { line: 7, message: 'needs a label and a value' },
       { line: 9, message: 'is not valid CSV (INVALID_OPENING_QUOTE)' },
     ]);
+  });
+
+  it('refuses a line too long or a quote never closed as one row, and reads every row after it', async () => {
+    const file = [
+      'label,value,ref',
+      'phone,08031234567,before', // 2
+      `phone,${'9'.repeat(200_000)},x`, // 3: too long, arriving over many pieces
+      'phone,08031234568,after', // 4
+      'email,"never@closed.example,y', // 5: the quote never closes...
+      'phone,08031234569,a', // 6: ...so these are read as rows of their own
+      'phone,"0803123""4570",b', // 7: a quote inside a quoted value
+      `account_name,"${'A'.repeat(5000)}`, // 8: too long and unclosed
+      'nuban,0123456789,c', // 9
+      'phone,"08031234571', // 10: unclosed at the end of the file
+    ].join('\n');
+    for (const pieces of [7, 65_536]) {
+      const { rows, rejected } = await read(file, pieces);
+      expect(rows.map(([line, , value]) => [line, value])).toEqual([
+        [2, '08031234567'],
+        [4, '08031234568'],
+        [6, '08031234569'],
+        [7, '0803123"4570'],
+        [9, '0123456789'],
+      ]);
+      expect(rejected.sort((a, b) => a.line - b.line)).toEqual([
+        { line: 3, message: 'is longer than 4,096 bytes' },
+        { line: 5, message: 'is not valid CSV (a quote that is never closed)' },
+        { line: 8, message: 'is longer than 4,096 bytes' },
+        { line: 10, message: 'is not valid CSV (a quote that is never closed)' },
+      ]);
+    }
+  });
+
+  it('reads the columns by the names of the header, in any order, and refuses a file without one', async () => {
+    const { rows } = await read('\uFEFFRef, Value ,LABEL\nr1,08031234567,phone\n');
+    expect(rows).toEqual([[2, 'phone', '08031234567', 'r1']]);
+    expect((await read('label,value\nphone,08031234567\n')).rows).toEqual([[2, 'phone', '08031234567', '']]);
+    for (const file of [
+      'phone,08031234567,r1\nphone,08031234568,r2\n',
+      'label,value,note\n',
+      'label,label,value\n',
+      '',
+      '\n\n',
+    ]) {
+      await expect(read(file), JSON.stringify(file)).rejects.toThrow(BrokenFileError);
+    }
+    await expect(read('phone,08031234567,r1\n')).rejects.toThrow(/^(?!.*0803)The .*label, value/);
+  });
+
+  it('refuses a row holding a NUL character', async () => {
+    const { rows, rejected } = await read('label,value,ref\nphone,08031234567,r\u00001\nphone,08031234568,ok\n');
+    expect(rows).toEqual([[3, 'phone', '08031234568', 'ok']]);
+    expect(rejected).toEqual([{ line: 2, message: 'holds a NUL character' }]);
   });
 
   it('keeps counting lines across chunks of 2,000 rows', async () => {

@@ -134,14 +134,39 @@ describe('screening a customer file', () => {
     expect(Number(audit.rows[0]?.n)).toBe(5000);
   });
 
-  it('takes a file whose last quote never closes: the rows before it are screened, that line is rejected', async () => {
+  it('takes a file with a quote that never closes: that line is rejected, the rows before and after it are screened', async () => {
     const res = await upload(
       bank.apiKey,
       `label,value,ref\nphone,${localPhone()},a\nemail,"unterminated@example.com,b\nphone,${localPhone()},c\n`,
     );
     expect(res.statusCode).toBe(202);
     const done = await screenAll(bank.apiKey, res.json().data.job.id);
-    expect(done).toMatchObject({ status: 'done', rowsScreened: 2, errors: 1 });
+    expect(done).toMatchObject({ status: 'done', rowsRead: 3, rowsScreened: 3, errors: 1 });
+  });
+
+  it('refuses, naming the file, an upload of two files and a file without its header line, and fails their jobs', async () => {
+    const csv = `label,value,ref\nphone,${localPhone()},a\n`;
+    const two = multipart([
+      { name: 'file', filename: 'a.csv', contentType: 'text/csv', data: csv },
+      { name: 'file', filename: 'b.csv', contentType: 'text/csv', data: csv },
+    ]);
+    const headerless = multipart([
+      { name: 'file', filename: 'c.csv', contentType: 'text/csv', data: `phone,${localPhone()},first-customer\n` },
+    ]);
+    for (const body of [two, headerless]) {
+      const company = await createCompany(t);
+      const res = await t.app.inject({
+        method: 'POST',
+        url: PATH,
+        headers: { ...key(company.apiKey), ...body.headers },
+        payload: body.payload,
+      });
+      expect(res.statusCode).toBe(400);
+      const [error] = res.json().data.errors;
+      expect(error.field).toBe('file');
+      const [failed] = (await t.app.inject({ method: 'GET', url: PATH, headers: key(company.apiKey) })).json().data.jobs;
+      expect(failed).toMatchObject({ status: 'failed', failure: error.message });
+    }
   });
 
   it('fails a job whose upload breaks off, naming the file, and refuses a request that is not a file', async () => {

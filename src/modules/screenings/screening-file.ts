@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { Parser } from 'csv-parse';
 import type { SealContext } from '../../crypto/keyring.js';
+import { LINE_TOO_LONG, QUOTE_NEVER_CLOSED, RecordGuard } from './record-guard.js';
 
 /** A row of the customer file as a chunk keeps it: its line number, then label, value and ref. */
 export type ChunkRow = [line: number, label: string, value: string, ref: string];
@@ -33,32 +34,81 @@ export interface FileChunk {
   rejected: Array<{ line: number; message: string }>;
 }
 
+/** The longest record read, in bytes: ten million rows of a long e-mail address and reference fit. */
+const MAX_RECORD_BYTES = 4096;
+
+/** Where the first line's columns are, by their names. */
+interface Columns {
+  label: number;
+  value: number;
+  ref: number | undefined;
+}
+
+const HEADER_MESSAGE =
+  'The first line must name the columns: label, value and, if you use it, ref (in any order); add that line and start a new screening with the whole file';
+
 /**
- * Reads a customer file (`label,value[,ref]`, a header line first) as chunks of `CHUNK_ROWS`, never
- * holding more than one: the caller stores each before the next is read (the upload waits). Throws
- * when the stream breaks off (an error, or a close without an end), so half a file is never
- * taken for a whole one; a row past `MAX_SCREENING_ROWS` is refused by its line.
+ * The columns the header names (any order, any case, a byte-order mark dropped), or undefined
+ * when it is not a header: a name missing, repeated or unknown. A file without one would have its
+ * first customer read as the header and never screened.
+ */
+function headerColumns(fields: Array<string | undefined>): Columns | undefined {
+  const names = fields.map((field) =>
+    (field ?? '')
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .toLowerCase(),
+  );
+  const known = names.filter(Boolean);
+  if (known.some((name) => name !== 'label' && name !== 'value' && name !== 'ref')) return undefined;
+  if (new Set(known).size !== known.length || !known.includes('label') || !known.includes('value')) return undefined;
+  const ref = names.indexOf('ref');
+  return { label: names.indexOf('label'), value: names.indexOf('value'), ref: ref === -1 ? undefined : ref };
+}
+
+/** Why a record the guard replaced was refused (record-guard.ts). */
+const GUARDED: Record<string, string> = {
+  [LINE_TOO_LONG]: `is longer than ${MAX_RECORD_BYTES.toLocaleString('en')} bytes`,
+  [QUOTE_NEVER_CLOSED]: 'is not valid CSV (a quote that is never closed)',
+};
+
+/**
+ * Reads a customer file (a header naming `label`, `value` and optionally `ref`, then a row a line)
+ * as chunks of `CHUNK_ROWS`, never holding more than one: the caller stores each before the next
+ * is read (the upload waits). Throws when the header is not one, or when the stream breaks off (an
+ * error, or a close without an end), so half a file is never taken for a whole one; a row past
+ * `MAX_SCREENING_ROWS` is refused by its line. A bad line is a rejected row; the rest is read.
  */
 export async function* readChunks(file: Readable): AsyncGenerator<FileChunk> {
+  const guard = new RecordGuard(MAX_RECORD_BYTES);
   const parser = new NumberedParser({
-    from_line: 2,
+    bom: true,
     relax_column_count: true,
     skip_empty_lines: true,
     trim: true,
     skip_records_with_error: true,
-    // A quote never closed would otherwise gather the rest of the file into one field.
-    max_record_size: 4096,
+    // Never reached (the guard keeps records shorter): csv-parse's own limit would drop the rest of the file.
+    max_record_size: MAX_RECORD_BYTES * 2,
   });
   let rejected: FileChunk['rejected'] = [];
+  // csv-parse may refuse one line several times (a quote in mid-value, once per quote): it is one row.
+  let lastSkipped: number | undefined;
   parser.on('skip', (err: { lines?: number; code?: string }) => {
+    const line = err.lines ?? 0;
+    if (line === lastSkipped) return;
+    lastSkipped = line;
     // The code only: csv-parse's message quotes the value.
-    rejected.push({ line: err.lines ?? 0, message: `is not valid CSV (${err.code ?? 'unreadable'})` });
+    rejected.push({ line, message: `is not valid CSV (${err.code ?? 'unreadable'})` });
   });
   let broken: BrokenFileError | undefined;
-  const breakOff = (reason: string) => {
-    broken ??= new BrokenFileError(reason);
-    file.unpipe(parser);
+  const stopReading = () => {
+    file.unpipe(guard);
+    guard.unpipe(parser);
     if (!parser.writableEnded) parser.end();
+  };
+  const breakOff = (reason: string) => {
+    broken ??= new BrokenFileError(`${reason}; start a new screening with the whole file`);
+    stopReading();
   };
   file.on('error', () => breakOff('The upload broke off before the end of the file'));
   // @fastify/multipart's stream says `limit` when the file passes the route's size limit.
@@ -67,22 +117,37 @@ export async function* readChunks(file: Readable): AsyncGenerator<FileChunk> {
     if (!file.readableEnded) breakOff('The upload broke off before the end of the file');
   });
   if (file.destroyed) breakOff('The upload broke off before the end of the file');
-  else file.pipe(parser);
+  else file.pipe(guard).pipe(parser);
 
+  let columns: Columns | undefined;
   let rows: ChunkRow[] = [];
   let count = 0;
-  for await (const [line, [label, value, ref]] of tolerant(parser, rejected)) {
+  for await (const [line, fields] of tolerant(parser, rejected)) {
+    if (!columns) {
+      columns = headerColumns(fields);
+      if (columns) continue;
+      // Read no further: the rest of the upload is let through unread, so the answer gets out.
+      stopReading();
+      file.resume();
+      throw broken ?? new BrokenFileError(HEADER_MESSAGE);
+    }
     if (++count > MAX_SCREENING_ROWS) {
       rejected.push({
         line,
         message: `is past the ${MAX_SCREENING_ROWS.toLocaleString('en')}-row limit; the rest was not read`,
       });
-      file.unpipe(parser);
+      stopReading();
       file.resume();
       break;
     }
-    if (!label || !value) rejected.push({ line, message: 'needs a label and a value' });
-    else rows.push([line, label.slice(0, 40), value.slice(0, 320), (ref ?? '').slice(0, 200)]);
+    const label = fields[columns.label];
+    const value = fields[columns.value];
+    const ref = columns.ref === undefined ? '' : (fields[columns.ref] ?? '');
+    const guarded = label === undefined ? undefined : GUARDED[label];
+    if (guarded) rejected.push({ line, message: guarded });
+    else if (!label || !value) rejected.push({ line, message: 'needs a label and a value' });
+    else if (`${label}${value}${ref}`.includes('\u0000')) rejected.push({ line, message: 'holds a NUL character' });
+    else rows.push([line, label.slice(0, 40), value.slice(0, 320), ref.slice(0, 200)]);
     if (rows.length + rejected.length >= CHUNK_ROWS) {
       yield { rows, rejected };
       rows = [];
@@ -90,6 +155,7 @@ export async function* readChunks(file: Readable): AsyncGenerator<FileChunk> {
     }
   }
   if (broken) throw broken;
+  if (!columns) throw new BrokenFileError(`The file is empty. ${HEADER_MESSAGE}`);
   if (rows.length + rejected.length > 0) yield { rows, rejected };
 }
 

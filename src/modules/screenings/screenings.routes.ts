@@ -67,7 +67,7 @@ export const screeningRoutes: RoutesPlugin<{ screenings: ScreeningsService }> = 
       const part = await fileOf(request, MAX_FILE_BYTES);
       const { companyId, keyId, user } = companyOf(request);
       const created = await screenings.create({ companyId, keyId, userId: user?.userId ?? null });
-      const job = await screenings.receive(created, companyId, part.file);
+      const job = await screenings.receive(created, companyId, part.file, part.noOtherFile);
       return reply.code(202).send(ok({ job }, 'Screening accepted'));
     },
   );

@@ -146,7 +146,7 @@ export function createScreeningsService(deps: {
      * and the worker can start on the first chunk while the rest uploads). A broken upload fails
      * the job and is a 400 naming `file`.
      */
-    async receive(job: JobView, companyId: string, file: Readable): Promise<JobView> {
+    async receive(job: JobView, companyId: string, file: Readable, noOtherFile?: () => Promise<void>): Promise<JobView> {
       let seq = 0;
       const share = createLoopShare(deps.loopShare, UPLOAD_MAX_REST_MS);
       const pace = createPace(uploadRowsPerSecond(deps.rowsPerSecond));
@@ -159,12 +159,24 @@ export function createScreeningsService(deps: {
           await share.rest();
           await pace.after(chunk.rows.length + chunk.rejected.length);
         }
+        // An upload of two files is refused whole: the second would otherwise go unscreened without a word.
+        await noOtherFile?.().catch((err: unknown) => {
+          throw err instanceof AppError
+            ? new BrokenFileError(
+                'Send one file, in the field "file", and nothing after it; start a new screening with that file alone',
+              )
+            : err;
+        });
       } catch (err) {
         // Whatever stopped the upload, the job ends with it: half a file is never screened as a whole one.
-        const message = err instanceof BrokenFileError ? err.message : 'The file could not be stored';
+        // A broken file's message says what to do about it.
+        const message =
+          err instanceof BrokenFileError
+            ? err.message
+            : 'The file could not be stored; start a new screening with the whole file';
         await failJob(db, job.id, message).catch(() => undefined);
         if (!(err instanceof BrokenFileError)) throw err;
-        throw AppError.validation([{ field: 'file', message: `${message}; start a new screening with the whole file` }]);
+        throw AppError.validation([{ field: 'file', message }]);
       }
       await markFileComplete(db, job.id);
       return toView(await own(companyId, job.id));
