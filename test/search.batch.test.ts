@@ -62,9 +62,13 @@ describe('POST /api/v1/external/reports/search/batch', () => {
     expect(results[0]?.summary?.totalReports).toBe(2);
     expect(results[2]).toEqual({
       ref: 'customer-3',
-      error: { code: 'VALIDATION_ERROR', message: expect.stringMatching(/digits/i) },
+      error: { code: 'VALIDATION_FAILED', field: 'items/2/value', message: expect.stringMatching(/digits/i) },
     });
-    expect(results[3]?.error?.message).toMatch(/Unknown identifier type/);
+    expect(results[3]?.error).toEqual({
+      code: 'VALIDATION_FAILED',
+      field: 'items/3/identifier',
+      message: expect.stringMatching(/^must be one of account, bvn, /),
+    });
     // The searchable items: the same data as a single search, word for word (a miss included, and a
     // draft-only identifier, which the quick "any match" step lets through to the full search).
     for (const n of [0, 1, 4, 5]) {
@@ -113,8 +117,38 @@ describe('POST /api/v1/external/reports/search/batch', () => {
     );
     expect(tooMany.statusCode).toBe(400);
     expect(tooMany.json().data.errors[0].field).toBe('items');
-    const unknownField = await batch(a.apiKey, [{ identifier: 'phone', value: localPhone(), colour: 'red' }]);
-    expect(unknownField.statusCode).toBe(400);
+    for (const body of [{ items: 'x' }, { items: [{ identifier: 'phone', value: localPhone() }], colour: 'red' }, {}]) {
+      const res = await t.app.inject({ method: 'POST', url: BATCH, headers: key(a.apiKey), payload: body });
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+    }
+  });
+
+  it('answers any bad item with its own error, naming its field, and still searches the others', async () => {
+    const good = { identifier: 'phone', value: localPhone(), ref: 'good' };
+    const bad: Array<[item: unknown, field: string, message: RegExp]> = [
+      [{ identifier: 'phone', value: '', ref: 'r1' }, 'items/0/value', /must not be empty/],
+      [{ identifier: 'phone', value: null, ref: 'r2' }, 'items/1/value', /must be text/],
+      [{ identifier: 'phone', ref: 'r3' }, 'items/2/value', /is required/],
+      [{ identifier: 'email', value: `${'a'.repeat(315)}@x.com`, ref: 'r4' }, 'items/3/value', /at most 320 characters/],
+      [{ identifier: 'phone', value: '0803\u0000123', ref: 'r5' }, 'items/4/value', /NUL/],
+      [{ identifier: 'phone', value: '\ud800', ref: 'r6' }, 'items/5/value', /lone surrogate/],
+      [{ identifier: '', value: localPhone(), ref: 'r7' }, 'items/6/identifier', /must be one of/],
+      [{ identifier: 'phone', value: 8031234567, ref: 'r8' }, 'items/7/value', /must be text/],
+      [{ identifier: 'phone', value: localPhone(), colour: 'red', ref: 'r9' }, 'items/8', /only identifier, value and ref/],
+      [{ identifier: 'phone', value: localPhone(), ref: 'bad\u0000ref' }, 'items/9/ref', /NUL/],
+      ['phone', 'items/10', /must be an object/],
+    ];
+    const res = await batch(a.apiKey, [...bad.map(([item]) => item), good]);
+    expect(res.statusCode).toBe(200);
+    const { results } = res.json().data;
+    bad.forEach(([item, field, message], n) => {
+      const ref = (item as { ref?: string }).ref;
+      expect(results[n], field).toEqual({
+        ...(ref && !ref.includes('\u0000') ? { ref } : {}),
+        error: { code: 'VALIDATION_FAILED', field, message: expect.stringMatching(message) },
+      });
+    });
+    expect(results[bad.length]).toMatchObject({ ref: 'good', summary: { totalReports: 0 } });
   });
 
   it('counts each item against the rate limit, shared with single searches', async () => {

@@ -33,7 +33,7 @@ function pointerOf(visit: Visit): string {
 const LONE_SURROGATE = /\p{Cs}/u;
 
 /** Why `text` cannot be stored as it is, or undefined when it can. */
-function textProblem(text: string): string | undefined {
+export function textProblem(text: string): string | undefined {
   // PostgreSQL's text cannot hold the NUL character, and no field of ours means one.
   if (text.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
   if (LONE_SURROGATE.test(text)) return 'must be valid Unicode (a lone surrogate is not a character)';
@@ -81,3 +81,14 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   }) as ValidateFunction & { errors?: ErrorObject[] | null };
   return checked as ReturnType<FastifySchemaCompiler<unknown>>;
 };
+
+/**
+ * For a route whose handler checks the parts of its body one by one (the batch search: one bad
+ * item is that item's error, never the whole batch's): the body is validated against `outline`
+ * only, without the scan for unstorable text, which the handler makes per part (`textProblem`).
+ * The route's documented schema stays the full one. Query and path as every route.
+ */
+export function bodyOutlineOnly(outline: object): FastifySchemaCompiler<unknown> {
+  const validate = bodyAjv.compile(outline);
+  return (route) => (route.httpPart === 'body' ? validate : validatorCompiler(route));
+}

@@ -2,7 +2,9 @@ import { principalOf } from '../../http/auth.js';
 import { envelopeBytes, envelopeHead } from '../../http/envelope-bytes.js';
 import { errorResponses } from '../../http/openapi.js';
 import type { RoutesPlugin } from '../../http/types.js';
-import { BatchSearchBody, BatchSearchResponse, SearchBody, SearchResponse } from './search.schemas.js';
+import { bodyOutlineOnly } from '../../http/validation.js';
+import { checkBatchItem } from './batch-items.js';
+import { BatchSearchBody, BatchSearchOutline, BatchSearchResponse, SearchBody, SearchResponse } from './search.schemas.js';
 import type { SearchService } from './search.service.js';
 
 const MESSAGE = 'Reports fetched successfully';
@@ -43,13 +45,16 @@ export const searchRoutes: RoutesPlugin<{ search: SearchService }> = async (app,
         tags: ['search'],
         summary: 'Search up to 1,000 identifiers in one call',
         description:
-          'Each item is searched exactly as a single search is and answered in order: its `data`, or `{ error }` when it cannot be normalised (one bad item never fails the batch). Each searchable item is audited and counts against the rate limit as one request.',
+          'Each item is searched exactly as a single search is and answered in order: its `data`, or `{ error: { code, field, message } }` when it cannot be searched (a value missing, too long or not normalisable, an unknown type): one bad item never fails the batch. Each searchable item is audited and counts against the rate limit as one request.',
         body: BatchSearchBody,
         response: { 200: BatchSearchResponse, ...errorResponses(429) },
       },
+      // The items are checked one by one in the handler (batch-items.ts), so a bad one is its own error.
+      validatorCompiler: bodyOutlineOnly(BatchSearchOutline),
     },
     async (request, reply) => {
-      const results = await search.batch(principalOf(request), String(request.id), request.body.items);
+      const items = (request.body.items as unknown[]).map((item, n) => checkBatchItem(item, n));
+      const results = await search.batch(principalOf(request), String(request.id), items);
       return reply
         .type('application/json; charset=utf-8')
         .send(envelopeBytes(BATCH_HEAD, `{"results":[${results.join(',')}]}`) as never);

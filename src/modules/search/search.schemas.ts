@@ -72,7 +72,7 @@ export const BatchSearchBody = Type.Object(
     items: Type.Array(
       Type.Object(
         {
-          // Checked per item: an unknown type is that item's error, never the whole batch's.
+          // Documented here, checked per item (batch-items.ts): a bad item is its own error, never the batch's.
           identifier: Type.String({ minLength: 1, maxLength: 40, description: 'An identifier type, as for a single search' }),
           value: Type.String({ minLength: 1, maxLength: 320 }),
           ref: Type.Optional(
@@ -95,8 +95,21 @@ const SearchData = Type.Object({
 });
 const ItemError = Type.Object({
   ref: Type.Optional(Type.String()),
-  error: Type.Object({ code: Type.String(), message: Type.String() }),
+  error: Type.Object({
+    code: Type.String({ description: "`VALIDATION_FAILED`, as a whole request's" }),
+    field: Type.Optional(Type.String({ description: "The item's field at fault, as `items/3/value`" })),
+    message: Type.String(),
+  }),
 });
+
+/**
+ * What the batch's body is validated against: `items`, 1 to 1,000 of anything. Each item is then
+ * checked on its own (batch-items.ts) against `BatchSearchBody`'s documented shape.
+ */
+export const BatchSearchOutline = Type.Object(
+  { items: Type.Array(Type.Unknown(), { minItems: 1, maxItems: BATCH_LIMIT }) },
+  { additionalProperties: false },
+);
 
 export const BatchSearchResponse = Envelope(
   Type.Object({

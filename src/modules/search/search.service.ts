@@ -8,19 +8,13 @@ import type { IdentifierLabel } from '../../identifiers/normalize.js';
 import type { SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import type { ReportAttachments } from '../uploads/attachments.js';
 import { type BatchKey, findMatchesAuditingMisses } from './batch.repository.js';
+import type { CheckedBatchItem } from './batch-items.js';
 import { type SearchResult, searchReportsAudited, searchReportsMany } from './search.repository.js';
 import { withSignedAttachments } from './search-attachments.js';
 import type { SearchAudit } from './search-audit.repository.js';
 import { createSearchAuditWriter } from './search-audit-writer.js';
 import { createSearchCoalescer, inShapeGroups } from './search-coalescer.js';
 import { verdictOfInputs } from './verdict.js';
-
-/** One item of a batch search, as the caller sent it. */
-export interface BatchItem {
-  identifier: string;
-  value: string;
-  ref?: string | undefined;
-}
 
 const LABELS = new Set<string>(IDENTIFIER_LABELS);
 
@@ -109,15 +103,25 @@ export function createSearchService(deps: {
      * own error; one audit row per searchable item. One statement finds which items match anything
      * at all and audits the rest, which are answered empty; only the matching ones run the full search.
      */
-    async batch(principal: Principal, requestId: string, items: readonly BatchItem[]): Promise<string[]> {
+    async batch(principal: Principal, requestId: string, items: readonly CheckedBatchItem[]): Promise<string[]> {
       const results: string[] = new Array(items.length);
       const keys: BatchKey[] = [];
-      items.forEach((item, n) => {
-        const found = LABELS.has(item.identifier)
-          ? deps.identifiers.searchKey(item.identifier as IdentifierLabel, item.value)
-          : { ok: false as const, message: `Unknown identifier type; one of ${IDENTIFIER_LABELS.join(', ')}` };
+      // An item's error has the code and field a whole request's would (API.md), in its place.
+      const itemError = (field: string, message: string) =>
+        JSON.stringify({ error: { code: 'VALIDATION_FAILED', field, message } });
+      items.forEach((checked, n) => {
+        if (!checked.ok) {
+          results[n] = itemError(checked.field, checked.message);
+          return;
+        }
+        const { item } = checked;
+        if (!LABELS.has(item.identifier)) {
+          results[n] = itemError(`items/${n}/identifier`, `must be one of ${IDENTIFIER_LABELS.join(', ')}`);
+          return;
+        }
+        const found = deps.identifiers.searchKey(item.identifier as IdentifierLabel, item.value);
         if (found.ok) keys.push({ n, key: found.key });
-        else results[n] = JSON.stringify({ error: { code: 'VALIDATION_ERROR', message: found.message } });
+        else results[n] = itemError(`items/${n}/value`, found.message);
       });
       const audit = auditOf(principal, requestId);
       const matching = keys.length ? await findMatchesAuditingMisses(deps.db, keys, audit) : new Set<number>();
@@ -142,7 +146,8 @@ export function createSearchService(deps: {
       if (keys.length) deps.asyncCommits.note();
       // The caller's own reference goes back with its item, first in the object.
       return results.map((json, n) => {
-        const ref = items[n]?.ref;
+        const checked = items[n];
+        const ref = checked?.ok ? checked.item.ref : checked?.ref;
         return ref === undefined ? json : `{"ref":${JSON.stringify(ref)},${json.slice(1)}`;
       });
     },
