@@ -96,8 +96,23 @@ export function clearFieldErrors(form: HTMLElement): void {
   }
 }
 
-/** Clears earlier messages, then shows each server field error beside its field (`[data-field]`). */
-export function showFieldErrors(form: HTMLElement, error: unknown, fallback: HTMLElement): void {
+/** A form's request went through: the errors of an earlier try go, and `text` says what happened. */
+export function showDone(form: HTMLElement, message: HTMLElement, text: string): void {
+  clearFieldErrors(form);
+  message.dataset.tone = 'ok';
+  message.textContent = text;
+}
+
+/**
+ * Clears earlier messages, then shows each server field error beside its field (`[data-field]`);
+ * `plain` says a field's error in a person's words where the server's would be codes (`fraudType`).
+ */
+export function showFieldErrors(
+  form: HTMLElement,
+  error: unknown,
+  fallback: HTMLElement,
+  plain: Record<string, string> = {},
+): void {
   clearFieldErrors(form);
   const errors = fieldErrors(error);
   let first: HTMLElement | null = null;
@@ -111,7 +126,7 @@ export function showFieldErrors(form: HTMLElement, error: unknown, fallback: HTM
     const note = document.createElement('p');
     note.className = 'field-error';
     note.id = `err-${field.replace(/[^a-z0-9]/gi, '-')}`;
-    note.textContent = message;
+    note.textContent = plain[field] ?? message;
     target.setAttribute('aria-invalid', 'true');
     // Added to the field's hint and counter, not in their place.
     target.setAttribute('aria-describedby', `${target.getAttribute('aria-describedby') ?? ''} ${note.id}`.trim());

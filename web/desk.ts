@@ -1,5 +1,5 @@
 // The desk at /: sign-in with the second factor, search, file a report. Talks to the service only through the typed client.
-import { api, byId, characterCount, FRAUD_TYPES, LABELS, option, showFieldErrors } from './common.js';
+import { api, byId, characterCount, FRAUD_TYPES, LABELS, option, showDone, showFieldErrors } from './common.js';
 import { initCompanies, loadCompanies, loadSafelist } from './companies.js';
 import { initDisputes, loadDisputes, startDispute } from './disputes.js';
 import { EvidenceList } from './evidence.js';
@@ -30,13 +30,13 @@ const LOADERS = {
   companies: loadCompanies,
   safelist: loadSafelist,
 } satisfies Record<string, (() => Promise<void>) | undefined>;
-const VIEWS = ['sign-in', 'enrol', ...(Object.keys(LOADERS) as (keyof typeof LOADERS)[])] as const;
+const VIEWS = ['sign-in', 'accept', 'enrol', ...(Object.keys(LOADERS) as (keyof typeof LOADERS)[])] as const;
 type View = (typeof VIEWS)[number];
 const notice = byId('notice');
 
 function show(view: View): void {
   for (const v of VIEWS) byId(`view-${v}`).hidden = v !== view;
-  byId('nav').hidden = view === 'sign-in' || view === 'enrol';
+  byId('nav').hidden = view === 'sign-in' || view === 'accept' || view === 'enrol';
   byId(`view-${view}`).querySelector<HTMLElement>('input, select, textarea')?.focus();
 }
 
@@ -59,7 +59,19 @@ function setSide(user: { companyId: string | null; role: string }): void {
   document.body.dataset.role = user.role;
 }
 
+/**
+ * An invite link (`/invitations/accept?token=…`): the token is kept in memory only and taken out of
+ * the address bar and the history at once, so it is not left behind on a shared computer.
+ */
+let invitationToken = '';
+
 async function start(): Promise<void> {
+  if (location.pathname === '/invitations/accept') {
+    invitationToken = new URLSearchParams(location.search).get('token') ?? '';
+    history.replaceState(null, '', '/');
+    if (invitationToken) return show('accept');
+    notice.textContent = 'This invitation link is incomplete. Ask your administrator for a new one.';
+  }
   const { data } = await api.GET('/api/v1/auth/me');
   if (!data) return show('sign-in');
   setSide(data.data.user);
@@ -94,6 +106,25 @@ byId<HTMLFormElement>('sign-in-form').addEventListener('submit', async (event) =
     return;
   }
   showFieldErrors(form, error, byId('sign-in-message'));
+});
+
+// Accepting an invitation: the name and password chosen here, then the usual sign-in.
+byId<HTMLFormElement>('accept-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const { data, error } = await api.POST('/api/v1/auth/invitations/accept', {
+    body: {
+      token: invitationToken,
+      name: byId<HTMLInputElement>('accept-name').value,
+      password: byId<HTMLInputElement>('accept-password').value,
+    },
+  });
+  if (!data) return showFieldErrors(byId('accept-form'), error, byId('accept-message'));
+  invitationToken = '';
+  byId<HTMLInputElement>('accept-password').value = '';
+  byId<HTMLInputElement>('email').value = data.data.user.email;
+  notice.textContent = 'You have joined. Sign in with your e-mail address and the password you chose.';
+  show('sign-in');
+  byId('password').focus();
 });
 
 async function enrol(): Promise<void> {
@@ -149,8 +180,13 @@ byId<HTMLFormElement>('search-form').addEventListener('submit', async (event) =>
   const { data, error } = await api.POST('/api/v1/external/reports/search', {
     body: { identifier: searchLabel.value as 'phone', value: byId<HTMLInputElement>('search-value').value },
   });
-  if (!data) return showFieldErrors(byId('search-form'), error, byId('search-message'));
-  byId('search-message').textContent = '';
+  if (!data) {
+    // The answer to an earlier search must not stand under this one's error as if it were its answer.
+    out.replaceChildren();
+    delete out.dataset.renderMs;
+    return showFieldErrors(byId('search-form'), error, byId('search-message'));
+  }
+  showDone(byId('search-form'), byId('search-message'), '');
   renderSearchResult(out, data.data, {
     companyId: viewer.companyId,
     mayDispute: viewer.companyId !== null && viewer.role !== 'viewer',
@@ -165,7 +201,10 @@ byId<HTMLFormElement>('search-form').addEventListener('submit', async (event) =>
 
 // File a report: the server's own messages appear beside the field they are about.
 const fileType = byId<HTMLSelectElement>('file-fraudType');
+// No kind chosen for the person: a report filed without a look at this list would say the first one.
+fileType.append(option('', 'Choose the kind of fraud'));
 for (const [value, text] of FRAUD_TYPES) fileType.append(option(value, text));
+const CHOOSE_A_KIND = { fraudType: 'Choose the kind of fraud from the list' };
 const fileRows = byId('file-identifiers');
 fileRows.append(identifierRow(0, LABELS));
 byId('file-add-identifier').addEventListener('click', () => {
@@ -193,9 +232,19 @@ byId<HTMLFormElement>('file-form').addEventListener('submit', async (event) => {
       status,
     },
   });
-  if (!data) return showFieldErrors(byId('file-form'), error, byId('file-message'));
-  byId('file-message').textContent =
-    status === 'draft' ? `Saved as a draft (reference ${data.data.id}).` : `Published (reference ${data.data.id}).`;
+  if (!data) return showFieldErrors(byId('file-form'), error, byId('file-message'), CHOOSE_A_KIND);
+  // An empty form for the next report: pressing Publish again must not file this one twice.
+  byId<HTMLFormElement>('file-form').reset();
+  fileRows.replaceChildren(identifierRow(0, LABELS));
+  fileEvidence.reset();
+  byId('file-reason').dispatchEvent(new Event('input'));
+  showDone(
+    byId('file-form'),
+    byId('file-message'),
+    status === 'draft'
+      ? `Saved as a draft (reference ${data.data.id}). The form is empty for the next report.`
+      : `Published (reference ${data.data.id}). The form is empty for the next report.`,
+  );
 });
 
 initSubmissions();

@@ -6,6 +6,8 @@ import { identifierRow, readIdentifiers } from './identifier-rows.js';
 const form = byId<HTMLFormElement>('report-form');
 const message = byId('form-message');
 const fraudType = byId<HTMLSelectElement>('fraudType');
+// No kind chosen for the person: a report sent without a look at this list would say the first one.
+fraudType.append(option('', 'Choose the kind of fraud'));
 for (const [value, text] of FRAUD_TYPES) fraudType.append(option(value, text));
 const eventDate = byId<HTMLInputElement>('eventDate');
 eventDate.max = new Date().toISOString().slice(0, 10);
@@ -77,5 +79,5 @@ form.addEventListener('submit', async (event) => {
     message.textContent = `We have received several reports from your connection in the last hour, which is our limit to stop abuse. Your details are still on this page: please try again in about ${minutes} minutes.`;
     return;
   }
-  showFieldErrors(form, error, message);
+  showFieldErrors(form, error, message, { fraudType: 'Choose the kind of fraud from the list' });
 });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../src/modules/users/totp.js';
-import { accept, invite, PASSWORD, testClock } from '../helpers/people.js';
+import { invite, PASSWORD, testClock } from '../helpers/people.js';
 import { createCompany, key } from '../helpers/principals.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { engine } from '../helpers/test-database.js';
@@ -25,8 +25,8 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     t = await buildTestApp({ config: { publicUrl: base }, now: clock.now });
     await t.app.listen({ port: PORT, host: '127.0.0.1' });
     company = await createCompany(t, { businessName: 'Acme Microfinance Bank' });
+    // Accepted in the browser, from the link the invitation gives (the first test).
     person = await invite(t, { companyId: company.companyId }, 'admin');
-    expect((await accept(t, person.token)).statusCode).toBe(200);
     browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 360, height: 780 } })).newPage();
   });
@@ -35,9 +35,21 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await t?.close();
   });
 
-  it('signs in, refusing a wrong password, then enrols the second factor', async () => {
-    await page.goto(base);
+  it('accepts an invitation from its link, then signs in, refusing a wrong password, and enrols the second factor', async () => {
+    await page.goto(person.inviteUrl);
+    await expect.poll(() => page.isVisible('#view-accept')).toBe(true);
+    // The token leaves the address bar (and the history) at once.
+    expect(page.url()).toBe(`${base}/`);
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
+    await page.fill('#accept-password', PASSWORD);
+    await page.click('#accept-form button[type=submit]');
+    await expect.poll(() => page.locator('#accept-form .field-error').count()).toBe(1);
+    await page.fill('#accept-name', 'Ada Obi');
+    await page.click('#accept-form button[type=submit]');
     await expect.poll(() => page.isVisible('#view-sign-in')).toBe(true);
+    expect(await page.textContent('#notice')).toContain('You have joined');
+    expect(await page.inputValue('#email')).toBe(person.email);
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
     await page.fill('#email', person.email);
@@ -82,6 +94,15 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
     await screenshot(page, 'search-result');
+    // A refused search clears the answer before it, and the next good one clears the error.
+    await page.fill('#search-value', '12');
+    await page.click('#search-button');
+    await expect.poll(() => page.locator('#search-form [aria-invalid=true]').count()).toBe(1);
+    expect(await page.locator('#search-result > *').count()).toBe(0);
+    await page.fill('#search-value', '0803 123 4567');
+    await page.click('#search-button');
+    await expect.poll(() => page.textContent('.verdict h2')).toBe('Reported 1 time');
+    expect(await page.locator('#search-form [aria-invalid=true]').count()).toBe(0);
   });
 
   it('files a report with the keyboard alone, with the server’s messages beside the fields', async () => {
@@ -96,6 +117,8 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => page.locator('#file-form [aria-invalid=true]').count()).toBeGreaterThanOrEqual(1);
     expect(await page.textContent('#file-form')).toMatch(/characters|phone/i);
+    // No kind of fraud is chosen for the person.
+    expect(await page.textContent('#file-form')).toContain('Choose the kind of fraud from the list');
     await screenshot(page, 'file-report');
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
@@ -105,9 +128,17 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await page.keyboard.type('0803 765 4321');
     await tabTo(page, '#file-reason');
     await page.keyboard.type(' The caller claimed to be from our fraud desk and talked the customer into sharing a token code.');
+    await tabTo(page, '#file-fraudType');
+    await page.keyboard.press('ArrowDown');
+    expect(await page.inputValue('#file-fraudType')).not.toBe('');
     await tabTo(page, '#file-form button[value=published]');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.textContent('#file-message')).toContain('Published');
+    // The form is empty again, so a second press cannot file the same report twice.
+    expect(await page.inputValue('#file-reason')).toBe('');
+    expect(await page.inputValue('#identifier-0-value')).toBe('');
+    expect(await page.inputValue('#file-fraudType')).toBe('');
+    expect(await page.locator('#file-form [aria-invalid=true]').count()).toBe(0);
     const list = await t.app.inject({ method: 'GET', url: '/api/v1/external/reports/submissions', headers: key(company.apiKey) });
     expect(list.json().data.meta.total).toBe(2);
   });

@@ -39,6 +39,10 @@ describe.skipIf(!hasChromium)('the public report form at /report, in Chromium at
     await page.click('#submit');
     await expect.poll(() => page.getAttribute('#fraudReason', 'aria-invalid')).toBe('true');
     expect(await page.textContent('#form-message')).toContain('correct the marked fields');
+    // No kind of fraud is chosen for the person: asked for in plain words.
+    expect(await page.getAttribute('#fraudType', 'aria-invalid')).toBe('true');
+    expect(await page.textContent('#report-form')).toContain('Choose the kind of fraud from the list');
+    await page.selectOption('#fraudType', 'romance_fraud');
     await page.fill('#fraudReason', 'He said he loved me, then asked for money to visit, and vanished once I had paid him.');
     await page.click('#submit');
     await expect.poll(() => page.getAttribute('#identifier-0-value', 'aria-invalid')).toBe('true');
