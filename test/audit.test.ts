@@ -64,6 +64,32 @@ describe('GET /api/v1/external/audit', () => {
     expect((await audit(a.apiKey, '?action=search')).json().data.data).toHaveLength(1);
   });
 
+  it("names another member only as such: a dispute's step in both trails never gives the other company's ids", async () => {
+    const owner = await createCompany(t);
+    const disputer = await createCompany(t);
+    const phone = `0803${digits(7)}`;
+    const report = await createReport(t, owner.apiKey, { identifiers: [{ label: 'phone', value: phone }] });
+    await search(t, disputer.apiKey, 'phone', phone);
+    const opened = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/external/disputes',
+      headers: key(disputer.apiKey),
+      payload: {
+        reportId: report.id,
+        reason: 'Our customer proved their identity in branch; the account was opened by them and never used for fraud.',
+      },
+    });
+    expect(opened.statusCode).toBe(201);
+    const res = await audit(owner.apiKey);
+    const events = res.json().data.data as Array<{ action: string; actor: string; keyId: string | null; userId: string | null }>;
+    expect(events.find((e) => e.action === 'dispute_open')).toMatchObject({ actor: 'another_member', keyId: null, userId: null });
+    expect(events.find((e) => e.action === 'create')).toMatchObject({ actor: 'company', keyId: owner.keyId, userId: null });
+    expect(res.body).not.toContain(disputer.keyId);
+    // The disputer's own trail names its own key.
+    const theirs = (await audit(disputer.apiKey)).json().data.data as typeof events;
+    expect(theirs.find((e) => e.action === 'dispute_open')).toMatchObject({ actor: 'company', keyId: disputer.keyId });
+  });
+
   it('shows one company the same pseudonym for every search of one value, and another value another', async () => {
     const company = await createCompany(t);
     const bvn = `22${digits(9)}`;

@@ -57,6 +57,8 @@ export async function loadTeam(): Promise<void> {
   }
 }
 
+/** Who acted from outside the company, in words: their ids are never given. */
+const OUTSIDE_ACTORS = { another_member: 'another member', operators: 'the operators', system: 'Redflag (automatic)' };
 let auditPage = 1;
 const AUDIT_LIMIT = 20;
 
@@ -78,7 +80,12 @@ export async function loadAudit(): Promise<void> {
   body.replaceChildren();
   for (const event of events) {
     const tr = document.createElement('tr');
-    const who = event.userId ? `user ${event.userId.slice(0, 8)}` : event.keyId ? `key ${event.keyId.slice(0, 8)}` : '—';
+    const who =
+      event.actor !== 'company'
+        ? OUTSIDE_ACTORS[event.actor]
+        : event.userId
+          ? `user ${event.userId.slice(0, 8)}`
+          : `key ${(event.keyId ?? '').slice(0, 8)}`;
     // What was searched is never shown, only its label and how many reports matched.
     const what = event.label
       ? `${event.label.replace(/_/g, ' ')}${event.resultCount === null ? '' : ` · ${event.resultCount} found`}`

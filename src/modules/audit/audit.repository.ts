@@ -1,5 +1,6 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { SYSTEM_KEY_ID } from '../../jobs/system-actor.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -48,6 +49,7 @@ export interface AuditPage {
     action: string;
     key_id: string | null;
     user_id: string | null;
+    actor: AuditActor;
     label: string | null;
     blind_index: Buffer | null;
     report_id: string | null;
@@ -58,6 +60,13 @@ export interface AuditPage {
   total: number;
 }
 
+/**
+ * Who acted, as a company's own trail may say it: its own key or user (named by id), another member
+ * or the operators (a dispute's steps are written into both companies' trails), or a background
+ * job. Another party's key and user ids are never given: they are the other company's objects.
+ */
+export type AuditActor = 'company' | 'another_member' | 'operators' | 'system';
+
 export async function listCompanyAudit(
   db: Db,
   companyId: string,
@@ -65,25 +74,32 @@ export async function listCompanyAudit(
   offset: number,
   limit: number,
 ): Promise<AuditPage> {
-  let query = db.selectFrom('audit_events').where('company_id', '=', companyId);
+  let query = db.selectFrom('audit_events').where('audit_events.company_id', '=', companyId);
   if (filters.action) query = query.where('action', '=', filters.action);
-  if (filters.from) query = query.where('created_at', '>=', filters.from);
-  if (filters.before) query = query.where('created_at', '<', filters.before);
+  if (filters.from) query = query.where('audit_events.created_at', '>=', filters.from);
+  if (filters.before) query = query.where('audit_events.created_at', '<', filters.before);
   const [rows, count] = await Promise.all([
     query
+      .leftJoin('api_keys as k', 'k.id', 'audit_events.key_id')
+      .leftJoin('users as u', 'u.id', 'audit_events.user_id')
       .select([
-        'id',
+        'audit_events.id',
         'action',
-        'key_id',
-        'user_id',
+        sql<string | null>`case when k.company_id = ${companyId} then audit_events.key_id end`.as('key_id'),
+        sql<string | null>`case when u.company_id = ${companyId} then audit_events.user_id end`.as('user_id'),
+        sql<AuditActor>`case
+          when k.company_id = ${companyId} or u.company_id = ${companyId} then 'company'
+          when audit_events.operator_id is not null or k.operator_id is not null or u.operator_id is not null then 'operators'
+          when audit_events.user_id is null and (audit_events.key_id is null or audit_events.key_id = ${SYSTEM_KEY_ID}) then 'system'
+          else 'another_member' end`.as('actor'),
         'label',
         'blind_index',
         'report_id',
         'result_count',
         'request_id',
-        'created_at',
+        'audit_events.created_at',
       ])
-      .orderBy('id', 'desc')
+      .orderBy('audit_events.id', 'desc')
       .offset(offset)
       .limit(limit)
       .execute(),

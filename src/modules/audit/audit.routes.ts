@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { Database } from '../../db/schema.js';
 import { companyOf } from '../../http/auth.js';
 import { Envelope, ok } from '../../http/envelope.js';
-import { DateTime, PageNumber } from '../../http/schema-helpers.js';
+import { DateTime, PageNumber, StringEnum } from '../../http/schema-helpers.js';
 import type { RoutesPlugin } from '../../http/types.js';
 import { dateRange } from '../reports/date-range.js';
 import { listCompanyAudit } from './audit.repository.js';
@@ -19,8 +19,16 @@ const AuditQuery = Type.Object({
 const AuditEvent = Type.Object({
   id: Type.String(),
   action: Type.String(),
-  keyId: Type.Union([Type.String(), Type.Null()], { description: 'The API key that acted; null for a signed-in user' }),
-  userId: Type.Union([Type.String(), Type.Null()], { description: 'The signed-in user who acted; null for an API key' }),
+  keyId: Type.Union([Type.String(), Type.Null()], {
+    description: "The company's API key that acted; null for a signed-in user and for anyone outside the company",
+  }),
+  userId: Type.Union([Type.String(), Type.Null()], {
+    description: "The company's signed-in user who acted; null for an API key and for anyone outside the company",
+  }),
+  actor: StringEnum(['company', 'another_member', 'operators', 'system'] as const, {
+    description:
+      "Who acted: the company itself (keyId or userId says which key or user), another member company or the registry's operators (a dispute's steps are in both companies' trails; their ids are theirs, never shown), or a background job",
+  }),
   label: Type.Union([Type.String(), Type.Null()]),
   blindIndex: Type.Union([
     Type.String({
@@ -73,6 +81,7 @@ export const auditRoutes: RoutesPlugin<{
         action: r.action,
         keyId: r.key_id,
         userId: r.user_id,
+        actor: r.actor,
         label: r.label,
         blindIndex: r.blind_index ? pseudonym(principal.companyId, Buffer.from(r.blind_index)) : null,
         reportId: r.report_id,
