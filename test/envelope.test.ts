@@ -68,6 +68,18 @@ describe('the envelope', () => {
     }
   });
 
+  it('says in words that a text which must not be empty is empty', async () => {
+    const operator = await createOperator(t);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/reports/search',
+      headers: key(operator.apiKey),
+      payload: { identifier: 'phone', value: '' },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().data.errors).toEqual([{ field: 'value', message: 'must not be empty' }]);
+  });
+
   it('rejects malformed JSON with 400 MALFORMED_JSON', async () => {
     const res = await t.app.inject({
       method: 'POST',

@@ -24,6 +24,9 @@ function expectEnvelope(res: { status: number; headers: Record<string, string>; 
     data: expect.objectContaining({ code, requestId: expect.any(String) }),
   });
   expect(res.headers['x-request-id']).toBe(body.data.requestId);
+  // The headers every answer carries, these included.
+  expect(res.headers['cache-control']).toBe('no-store');
+  expect(res.headers['x-content-type-options']).toBe('nosniff');
 }
 
 const asRaw = (res: { statusCode: number; headers: Record<string, unknown>; body: string }) => ({

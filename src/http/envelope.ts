@@ -58,7 +58,7 @@ function describe(error: AjvError): FieldError {
     case 'additionalProperties':
       return { field: join(p.additionalProperty), message: 'is not an accepted field' };
     case 'minLength':
-      return { field: base, message: `must be at least ${p.limit} characters` };
+      return { field: base, message: p.limit === 1 ? 'must not be empty' : `must be at least ${p.limit} characters` };
     case 'maxLength':
       return { field: base, message: `must be at most ${p.limit} characters` };
     case 'minItems':

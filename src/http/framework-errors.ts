@@ -12,8 +12,9 @@ import { AppError, ERROR_STATUS } from './errors.js';
 
 /** Fastify's `frameworkErrors`: the URL could not be routed at all. */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  // These bypass the onRequest hooks, which set the header for every other answer.
+  // These bypass the onRequest hooks, which set these headers for every other answer.
   reply.header('x-request-id', request.id);
+  reply.headers(request.server.securityHeaders ?? {});
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH')
     return errorHandler(new AppError('URI_TOO_LONG', 'A path parameter is too long'), request, reply);
   if (error.code === 'FST_ERR_BAD_URL')
@@ -49,11 +50,15 @@ export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoExc
   const pending = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && !pending?.headersSent) {
     const body = JSON.stringify({ success: false, message: appError.message, data: { code: appError.code, requestId } });
+    // The headers every other answer carries too (no-store, nosniff, ...).
+    const security = Object.entries(this.securityHeaders ?? {})
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
     socket.write(
       `HTTP/1.1 ${appError.status} ${REASONS[appError.status] ?? 'Bad Request'}\r\n` +
         'content-type: application/json; charset=utf-8\r\n' +
         `content-length: ${Buffer.byteLength(body)}\r\n` +
-        `x-request-id: ${requestId}\r\n` +
+        `x-request-id: ${requestId}\r\n${security}` +
         `connection: close\r\n\r\n${body}`,
     );
   }

@@ -2,6 +2,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The headers every answer carries (registerSecurityHeaders), for those given before any hook runs. */
+    securityHeaders?: Record<string, string>;
+  }
+}
+
 /**
  * The headers helmet sets for these options, read once by running its middleware against a
  * response that only records them. They depend on the options alone: no policy here uses a
@@ -45,6 +52,8 @@ export function registerSecurityHeaders(app: FastifyInstance, options: { publicU
     }),
     'cache-control': 'no-store',
   };
+  // For the answers given before any hook runs (framework-errors.ts).
+  app.decorate('securityHeaders', headers);
   // A callback hook, not an async one: it does no I/O, and each promise is a turn of the microtask queue.
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(headers);
