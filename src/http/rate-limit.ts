@@ -50,7 +50,7 @@ export async function registerRateLimit(
     return principal.keyId ? `key:${principal.keyId}` : `user:${principal.user?.userId}`;
   };
   // A batch counted one on arrival (the body was not read yet); its other items count once it is.
-  app.addHook('preHandler', async (request) => {
+  app.addHook('preHandler', async (request, reply) => {
     const items = request.routeOptions.config.rateLimitItems?.(request.body) ?? 1;
     if (items <= 1 || !request.principal) return;
     const max = maxFor(request);
@@ -73,6 +73,8 @@ export async function registerRateLimit(
         },
       );
     }
+    // The header said what was left before the items beyond the first were counted.
+    reply.header('ratelimit-remaining', String(Math.max(0, max - current)));
   });
   await app.register(rateLimit, {
     global: true,
