@@ -73,7 +73,8 @@ describe('GET /api/v1/external/audit', () => {
     const opened = await t.app.inject({
       method: 'POST',
       url: '/api/v1/external/disputes',
-      headers: key(disputer.apiKey),
+      // The disputer's own correlation id: theirs, not shown to the other company.
+      headers: { ...key(disputer.apiKey), 'x-request-id': 'disputer-case-4711' },
       payload: {
         reportId: report.id,
         reason: 'Our customer proved their identity in branch; the account was opened by them and never used for fraud.',
@@ -81,10 +82,22 @@ describe('GET /api/v1/external/audit', () => {
     });
     expect(opened.statusCode).toBe(201);
     const res = await audit(owner.apiKey);
-    const events = res.json().data.data as Array<{ action: string; actor: string; keyId: string | null; userId: string | null }>;
-    expect(events.find((e) => e.action === 'dispute_open')).toMatchObject({ actor: 'another_member', keyId: null, userId: null });
+    const events = res.json().data.data as Array<{
+      action: string;
+      actor: string;
+      keyId: string | null;
+      userId: string | null;
+      requestId: string | null;
+    }>;
+    expect(events.find((e) => e.action === 'dispute_open')).toMatchObject({
+      actor: 'another_member',
+      keyId: null,
+      userId: null,
+      requestId: null,
+    });
     expect(events.find((e) => e.action === 'create')).toMatchObject({ actor: 'company', keyId: owner.keyId, userId: null });
     expect(res.body).not.toContain(disputer.keyId);
+    expect(res.body).not.toContain('disputer-case-4711');
     // The disputer's own trail names its own key.
     const theirs = (await audit(disputer.apiKey)).json().data.data as typeof events;
     expect(theirs.find((e) => e.action === 'dispute_open')).toMatchObject({ actor: 'company', keyId: disputer.keyId });

@@ -25,7 +25,8 @@ describe('maskFraudReason', () => {
       '0803\u202f123\u202f4567',
       '0803\u200b1234567',
       '0803\u2060123\u200d4567',
-      '0803 – 123 – 4567',
+      '0803/123/4567',
+      '[0803] 123 4567',
       '٠٨٠٣١٢٣٤٥٦٧',
     ]) {
       const masked = maskFraudReason(`called from ${written} twice`);
@@ -36,6 +37,9 @@ describe('maskFraudReason', () => {
   it('leaves dates, amounts and short references as written', () => {
     const text = 'Lost ₦250,000 (1500000 naira) on 2026-11-23 at 14:05, ticket 12345678, 3 victims.';
     expect(maskFraudReason(text)).toBe(text);
+    for (const range of ['between 2026-11-01 - 2026-11-05', 'from 01.11.2026 – 05.11.2026', 'on 01/11/2026 and 05/11/2026']) {
+      expect(maskFraudReason(range)).toBe(range);
+    }
   });
 
   it('never leaves a run of ten digits of any identifier in the masked text', () => {
@@ -43,7 +47,7 @@ describe('maskFraudReason', () => {
       fc.property(
         fc.string({ maxLength: 40 }),
         fc.stringMatching(/^\d{10,13}$/),
-        fc.constantFrom('', ' ', '-', '.', ') ', '\u00a0', '\u200b', ' - ', '\u2013'),
+        fc.constantFrom('', ' ', '-', '.', ') ', '\u00a0', '\u200b', '\u2013', '/'),
         fc.boolean(),
         fc.string({ maxLength: 40 }),
         (before, number, separator, fullWidth, after) => {

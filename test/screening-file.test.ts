@@ -74,6 +74,61 @@ describe('reading a customer file', () => {
     }
   });
 
+  it('refuses a quote that closes a value before the end of its field as one row, and reads the rest', async () => {
+    const good = Array.from({ length: 100 }, (_, i) => `phone,0803${String(i).padStart(7, '0')},r${i}`);
+    const file = ['label,value,ref', 'phone,"0803"x,a', 'phone,"0803" x,b', ...good, 'email,"a@b.example"c', ''].join('\n');
+    for (const pieces of [7, 65_536]) {
+      const { rows, rejected } = await read(file, pieces);
+      expect(rows).toHaveLength(100);
+      expect(rows.at(-1)).toEqual([103, 'phone', '08030000099', 'r99']);
+      const outOfPlace = 'is not valid CSV (a quote closes a value before the end of its field)';
+      expect(rejected).toEqual([
+        { line: 2, message: outOfPlace },
+        { line: 3, message: outOfPlace },
+        { line: 104, message: outOfPlace },
+      ]);
+    }
+  });
+
+  it('keeps line numbers and the rows after a refused line in CRLF and CR-only files, whatever the columns’ order', async () => {
+    for (const ending of ['\r\n', '\r']) {
+      const file = [
+        'value,label,ref',
+        '08031234567,phone,a', // 2
+        `${'9'.repeat(5000)},phone,x`, // 3
+        '08031234568,phone,b', // 4
+        '"never@closed.example,email,y', // 5
+        '08031234569,phone,c', // 6
+        `${'1'.repeat(4088)},phone,z`, // 7: 4,096 bytes, line ending aside: taken
+        '',
+      ].join(ending);
+      const { rows, rejected } = await read(file, 11);
+      expect(
+        rows.map(([line, label, value]) => [line, label, value.slice(0, 12)]),
+        JSON.stringify(ending),
+      ).toEqual([
+        [2, 'phone', '08031234567'],
+        [4, 'phone', '08031234568'],
+        [6, 'phone', '08031234569'],
+        [7, 'phone', '111111111111'],
+      ]);
+      expect(rejected).toEqual([
+        { line: 3, message: 'is longer than 4,096 bytes' },
+        { line: 5, message: 'is not valid CSV (a quote that is never closed)' },
+      ]);
+    }
+  });
+
+  it('reads each line at most twice when quotes keep opening: every line is a row or a rejected row', async () => {
+    const lines = ['label,value', 'a,"b'];
+    for (let i = 0; i < 3000; i++) lines.push('x",y,"z');
+    const { rows, rejected } = await read(lines.join('\n'), 65_536);
+    expect(rows.length + rejected.length).toBeGreaterThan(2900);
+    expect(new Set([...rows.map(([line]) => line), ...rejected.map(({ line }) => line)]).size).toBe(
+      rows.length + rejected.length,
+    );
+  });
+
   it('reads the columns by the names of the header, in any order, and refuses a file without one', async () => {
     const { rows } = await read('\uFEFFRef, Value ,LABEL\nr1,08031234567,phone\n');
     expect(rows).toEqual([[2, 'phone', '08031234567', 'r1']]);

@@ -134,7 +134,7 @@ describe('POST /api/v1/external/reports/search/batch', () => {
       [{ identifier: 'phone', value: '\ud800', ref: 'r6' }, 'items/5/value', /lone surrogate/],
       [{ identifier: '', value: localPhone(), ref: 'r7' }, 'items/6/identifier', /must be one of/],
       [{ identifier: 'phone', value: 8031234567, ref: 'r8' }, 'items/7/value', /must be text/],
-      [{ identifier: 'phone', value: localPhone(), colour: 'red', ref: 'r9' }, 'items/8', /only identifier, value and ref/],
+      [{ identifier: 'phone', value: localPhone(), colour: 'red', ref: 'r9' }, 'items/8/colour', /is not an accepted field/],
       [{ identifier: 'phone', value: localPhone(), ref: 'bad\u0000ref' }, 'items/9/ref', /NUL/],
       ['phone', 'items/10', /must be an object/],
     ];

@@ -64,9 +64,25 @@ export function findUnstorableText(value: unknown): { pointer: string; message: 
   return undefined;
 }
 
+/** A number as a person writes one in a query string or a path. */
+const DECIMAL = /^-?\d+(\.\d+)?$/;
+
+/**
+ * The query or path parameters a schema takes as numbers. Ajv coerces text to a number as
+ * JavaScript's `Number` does, so `0x10`, `0b11`, `1e1` and ` 1` would be read as 16, 3, 10 and 1:
+ * such a parameter must be written in decimal digits.
+ */
+function numericParameters(schema: object): Array<[name: string, type: string]> {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  return Object.entries(properties).flatMap(([name, property]) =>
+    property.type === 'integer' || property.type === 'number' ? [[name, property.type] as [string, string]] : [],
+  );
+}
+
 /** Every body, query string and path: first only storable text anywhere, then the route's schema. */
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const validate = (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
+  const numeric = httpPart === 'body' ? [] : numericParameters(schema as object);
   const checked = ((data: unknown) => {
     const unstorable = findUnstorableText(data);
     if (unstorable) {
@@ -74,6 +90,13 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
         { instancePath: unstorable.pointer, keyword: 'text', message: unstorable.message, params: {}, schemaPath: '' },
       ];
       return false;
+    }
+    for (const [name, type] of numeric) {
+      const raw = (data as Record<string, unknown> | null)?.[name];
+      if (typeof raw === 'string' && !DECIMAL.test(raw)) {
+        checked.errors = [{ instancePath: `/${name}`, keyword: 'type', message: '', params: { type }, schemaPath: '' }];
+        return false;
+      }
     }
     const valid = validate(data);
     checked.errors = validate.errors;

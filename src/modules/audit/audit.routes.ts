@@ -39,7 +39,10 @@ const AuditEvent = Type.Object({
   ]),
   reportId: Type.Union([Type.String(), Type.Null()]),
   resultCount: Type.Union([Type.Integer(), Type.Null()]),
-  requestId: Type.String(),
+  requestId: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "The request's id (a caller's own x-request-id when it sent one); null for another member's or the operators' request, whose ids are theirs",
+  }),
   createdAt: DateTime(),
 });
 
@@ -86,7 +89,8 @@ export const auditRoutes: RoutesPlugin<{
         blindIndex: r.blind_index ? pseudonym(principal.companyId, Buffer.from(r.blind_index)) : null,
         reportId: r.report_id,
         resultCount: r.result_count,
-        requestId: r.request_id,
+        // Another party's request id may be their own correlation id (a customer reference, say).
+        requestId: r.actor === 'company' || r.actor === 'system' ? r.request_id : null,
         createdAt: r.created_at.toISOString(),
       }));
       return ok({ data, meta: { total: result.total, page, limit } }, 'Audit events fetched successfully');

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { Parser } from 'csv-parse';
 import type { SealContext } from '../../crypto/keyring.js';
-import { LINE_TOO_LONG, QUOTE_NEVER_CLOSED, RecordGuard } from './record-guard.js';
+import { LINE_TOO_LONG, QUOTE_NEVER_CLOSED, QUOTE_OUT_OF_PLACE, RecordGuard } from './record-guard.js';
 
 /** A row of the customer file as a chunk keeps it: its line number, then label, value and ref. */
 export type ChunkRow = [line: number, label: string, value: string, ref: string];
@@ -70,6 +70,7 @@ function headerColumns(fields: Array<string | undefined>): Columns | undefined {
 const GUARDED: Record<string, string> = {
   [LINE_TOO_LONG]: `is longer than ${MAX_RECORD_BYTES.toLocaleString('en')} bytes`,
   [QUOTE_NEVER_CLOSED]: 'is not valid CSV (a quote that is never closed)',
+  [QUOTE_OUT_OF_PLACE]: 'is not valid CSV (a quote closes a value before the end of its field)',
 };
 
 /**
@@ -123,6 +124,8 @@ export async function* readChunks(file: Readable): AsyncGenerator<FileChunk> {
   let rows: ChunkRow[] = [];
   let count = 0;
   for await (const [line, fields] of tolerant(parser, rejected)) {
+    // A line the guard replaced is one field, whatever the columns' order.
+    const guarded = fields.length === 1 ? GUARDED[fields[0] ?? ''] : undefined;
     if (!columns) {
       columns = headerColumns(fields);
       if (columns) continue;
@@ -143,7 +146,6 @@ export async function* readChunks(file: Readable): AsyncGenerator<FileChunk> {
     const label = fields[columns.label];
     const value = fields[columns.value];
     const ref = columns.ref === undefined ? '' : (fields[columns.ref] ?? '');
-    const guarded = label === undefined ? undefined : GUARDED[label];
     if (guarded) rejected.push({ line, message: guarded });
     else if (!label || !value) rejected.push({ line, message: 'needs a label and a value' });
     else if (`${label}${value}${ref}`.includes('\u0000')) rejected.push({ line, message: 'holds a NUL character' });

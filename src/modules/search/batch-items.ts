@@ -38,7 +38,9 @@ export function checkBatchItem(raw: unknown, n: number): CheckedBatchItem {
   const ref = item.ref === undefined || refProblem ? undefined : (item.ref as string);
   const fail = (key: string | undefined, message: string): CheckedBatchItem => ({ ok: false, ref, field: field(key), message });
   if (refProblem) return fail('ref', refProblem);
-  if (Object.keys(item).some((key) => !KEYS.has(key))) return fail(undefined, 'may hold only identifier, value and ref');
+  const unknown = Object.keys(item).find((key) => !KEYS.has(key));
+  // Named as a whole request's error names a field it does not take.
+  if (unknown !== undefined) return fail(unknown, 'is not an accepted field');
   const identifierProblem = fieldProblem(item.identifier, 40);
   if (identifierProblem) return fail('identifier', identifierProblem);
   const valueProblem = fieldProblem(item.value, MAX_VALUE);
