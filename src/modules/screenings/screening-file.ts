@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { Parser } from 'csv-parse';
 import type { SealContext } from '../../crypto/keyring.js';
-import { LINE_TOO_LONG, QUOTE_NEVER_CLOSED, QUOTE_OUT_OF_PLACE, RecordGuard } from './record-guard.js';
+import { MAX_RECORD_BYTES, RecordGuard, refusedBecause } from '../csv-record-guard.js';
 
 /** A row of the customer file as a chunk keeps it: its line number, then label, value and ref. */
 export type ChunkRow = [line: number, label: string, value: string, ref: string];
@@ -34,9 +34,6 @@ export interface FileChunk {
   rejected: Array<{ line: number; message: string }>;
 }
 
-/** The longest record read, in bytes: ten million rows of a long e-mail address and reference fit. */
-const MAX_RECORD_BYTES = 4096;
-
 /** Where the first line's columns are, by their names. */
 interface Columns {
   label: number;
@@ -65,13 +62,6 @@ function headerColumns(fields: Array<string | undefined>): Columns | undefined {
   const ref = names.indexOf('ref');
   return { label: names.indexOf('label'), value: names.indexOf('value'), ref: ref === -1 ? undefined : ref };
 }
-
-/** Why a record the guard replaced was refused (record-guard.ts). */
-const GUARDED: Record<string, string> = {
-  [LINE_TOO_LONG]: `is longer than ${MAX_RECORD_BYTES.toLocaleString('en')} bytes`,
-  [QUOTE_NEVER_CLOSED]: 'is not valid CSV (a quote that is never closed)',
-  [QUOTE_OUT_OF_PLACE]: 'is not valid CSV (a quote closes a value before the end of its field)',
-};
 
 /**
  * Reads a customer file (a header naming `label`, `value` and optionally `ref`, then a row a line)
@@ -125,7 +115,7 @@ export async function* readChunks(file: Readable): AsyncGenerator<FileChunk> {
   let count = 0;
   for await (const [line, fields] of tolerant(parser, rejected)) {
     // A line the guard replaced is one field, whatever the columns' order.
-    const guarded = fields.length === 1 ? GUARDED[fields[0] ?? ''] : undefined;
+    const guarded = fields.length === 1 ? refusedBecause(fields[0]) : undefined;
     if (!columns) {
       columns = headerColumns(fields);
       if (columns) continue;

@@ -4,6 +4,7 @@ import { parse } from 'csv-parse';
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Database, WatchlistImportsTable } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
+import { MAX_RECORD_BYTES, RecordGuard, refusedBecause } from '../csv-record-guard.js';
 import { isUuid } from '../ids.js';
 import type { WatchlistsService } from './watchlists.service.js';
 
@@ -104,9 +105,13 @@ export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists:
       // error, a close without an end, or a stream already destroyed before this point; pipe() alone
       // would leave the parse waiting forever on the last two.
       let broken = false;
+      // A bad line is one failed row and the rest is read (decision 0113): csv-parse alone, meeting a
+      // quote that closes a value before the end of its field, dropped the rest of the file.
+      const guard = new RecordGuard(MAX_RECORD_BYTES);
       const breakOff = () => {
         broken = true;
-        file.unpipe(parser);
+        file.unpipe(guard);
+        guard.unpipe(parser);
         if (!parser.writableEnded) parser.end();
       };
       file.on('error', breakOff);
@@ -114,7 +119,7 @@ export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists:
         if (!file.readableEnded) breakOff();
       });
       if (file.destroyed) breakOff();
-      else file.pipe(parser);
+      else file.pipe(guard).pipe(parser);
       // csv-parse counts the empty line after a final newline as a line; the count of lines read must
       // not. Listened to after pipe() so the parser is attached before the stream flows.
       let endsWithNewline = false;
@@ -163,7 +168,9 @@ export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists:
       try {
         type Row = { line: number; record: { label?: string; value?: string; ref?: string } };
         const take = ({ line, record }: Row) => {
-          if (!record.label || !record.value) skipped.push({ line, message: 'needs a label and a value' });
+          const refused = record.value === undefined ? refusedBecause(record.label) : undefined;
+          if (refused) skipped.push({ line, message: refused });
+          else if (!record.label || !record.value) skipped.push({ line, message: 'needs a label and a value' });
           else batch.push({ line, label: record.label, value: record.value.slice(0, 320), ref: record.ref?.slice(0, 100) });
         };
         // The latest row is held back until the next one arrives (or the file ends whole): if the
@@ -181,7 +188,8 @@ export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists:
               line: info.lines,
               message: `is past the ${MAX_IMPORT_ROWS.toLocaleString('en')}-row limit; the rest was not read`,
             });
-            file.unpipe(parser);
+            file.unpipe(guard);
+            guard.unpipe(parser);
             file.resume();
             break;
           }

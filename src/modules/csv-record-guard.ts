@@ -5,6 +5,17 @@ export const LINE_TOO_LONG = '\u0000line too long';
 export const QUOTE_NEVER_CLOSED = '\u0000quote never closed';
 export const QUOTE_OUT_OF_PLACE = '\u0000quote out of place';
 
+/** The longest record a customer file may hold, in bytes, its line ending aside. */
+export const MAX_RECORD_BYTES = 4096;
+
+/** Why a line the guard replaced was refused, from the one field csv-parse read from it; else undefined. */
+export function refusedBecause(field: string | undefined): string | undefined {
+  if (field === LINE_TOO_LONG) return `is longer than ${MAX_RECORD_BYTES.toLocaleString('en')} bytes`;
+  if (field === QUOTE_NEVER_CLOSED) return 'is not valid CSV (a quote that is never closed)';
+  if (field === QUOTE_OUT_OF_PLACE) return 'is not valid CSV (a quote closes a value before the end of its field)';
+  return undefined;
+}
+
 const NEWLINE = 0x0a;
 const CR = 0x0d;
 const QUOTE = 0x22;
