@@ -42,7 +42,7 @@ interface Columns {
 }
 
 const HEADER_MESSAGE =
-  'The first line must name the columns: label, value and, if you use it, ref (in any order); add that line and start a new screening with the whole file';
+  'The first line must name the columns, and only these: label, value and, if you use it, ref (in any order); put that line first and start a new screening with the whole file';
 
 /**
  * The columns the header names (any order, any case, a byte-order mark dropped), or undefined
