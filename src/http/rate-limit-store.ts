@@ -44,8 +44,17 @@ export class MemoryCounterStore implements CounterStore {
     return { current: window.count, ttl: counted.ttl };
   }
 
-  child(): CounterStore {
-    return new MemoryCounterStore();
+  private readonly children = new Map<string, MemoryCounterStore>();
+
+  /** One store per route, found again by name (a refused request's count is given back to it). */
+  child(routeOptions: object): CounterStore {
+    const name = routeName(routeOptions);
+    let child = this.children.get(name);
+    if (!child) {
+      child = new MemoryCounterStore();
+      this.children.set(name, child);
+    }
+    return child;
   }
 }
 

@@ -76,6 +76,18 @@ export async function registerRateLimit(
     // The header said what was left before the items beyond the first were counted.
     reply.header('ratelimit-remaining', String(Math.max(0, max - current)));
   });
+  // A route that counts only what it accepted gives a refused request's count back: a person
+  // correcting a form is not spending the allowance meant to stop a flood of reports.
+  app.addHook('onResponse', async (request, reply) => {
+    const limit = request.routeOptions.config.rateLimit as ClientAddressLimit | undefined;
+    if (!limit?.countsOnlyAccepted || reply.statusCode < 400 || reply.statusCode >= 500 || reply.statusCode === 429) return;
+    const routeStore = store.child({ routeInfo: { method: request.routeOptions.method, url: request.routeOptions.url } });
+    try {
+      await routeStore.add(`ip:${normalizeIP(request.ip)}`, -1, limit.timeWindow);
+    } catch (error) {
+      request.log.warn({ err: error }, 'could not give back a refused request to its rate limit');
+    }
+  });
   await app.register(rateLimit, {
     global: true,
     hook: 'onRequest',
@@ -96,6 +108,8 @@ export async function registerRateLimit(
   });
 }
 
+type ClientAddressLimit = RateLimitOptions & { timeWindow: number; countsOnlyAccepted: boolean };
+
 /**
  * For a public route: a limit per client address (IPv6 by /64), e.g.
  * `config: { rateLimit: clientAddressRateLimit({ max: 10, timeWindow: 3_600_000 }) }`
@@ -103,9 +117,16 @@ export async function registerRateLimit(
  * also counts per address on a route that has a key). Each route counts on its own unless
  * routes share a `groupId`. Behind a proxy, set Fastify's trustProxy so `request.ip` is the client's.
  */
-export function clientAddressRateLimit(options: { max: number; timeWindow?: number; groupId?: string }): RateLimitOptions {
+export function clientAddressRateLimit(options: {
+  max: number;
+  timeWindow?: number;
+  groupId?: string;
+  /** Refused requests (4xx other than 429) are not counted: only what the route accepted is. */
+  countsOnlyAccepted?: boolean;
+}): ClientAddressLimit {
   const windowMs = options.timeWindow ?? MINUTE_MS;
   return {
+    countsOnlyAccepted: options.countsOnlyAccepted ?? false,
     max: options.max,
     timeWindow: windowMs,
     keyGenerator: (request: FastifyRequest) => `ip:${normalizeIP(request.ip)}`,

@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { intake, publicBody, uniquePhone } from '../helpers/public-reports.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { fitsWidth, hasChromium, launchChromium, screenshot, seriousViolations } from './browser.js';
 
@@ -49,6 +50,12 @@ describe.skipIf(!hasChromium)('the public report form at /report, in Chromium at
     expect(await page.getAttribute('#fraudReason', 'aria-invalid')).toBeNull();
     expect(await page.textContent('.field-error')).toMatch(/phone/i);
     expect(await seriousViolations(page)).toEqual([]);
+    // No detail of the suspect at all: said beside the first detail's field, in words.
+    await page.fill('#identifier-0-value', '');
+    await page.click('#submit');
+    await expect.poll(() => page.textContent('#report-form .field-error')).toContain('Give at least one detail of the suspect');
+    expect(await page.getAttribute('#identifier-0-value', 'aria-invalid')).toBe('true');
+    expect(await page.textContent('#form-message')).not.toContain('identifiers');
   });
 
   it('refuses a file that is not evidence, and says which files can be used', async () => {
@@ -91,7 +98,9 @@ describe.skipIf(!hasChromium)('the public report form at /report, in Chromium at
   });
 
   it('explains the per-address limit when it is reached', async () => {
-    // The limit is 3 an hour here and three were sent above (two refused, one filed): the next is the fourth.
+    // The limit is 3 an hour here. Only the report filed above counts (the refused tries do not),
+    // so two more from this address fill it and the next is the fourth.
+    for (let i = 0; i < 2; i++) expect((await intake(t, publicBody(uniquePhone()), '127.0.0.1')).statusCode).toBe(201);
     await page.goto(`${base}/report`);
     await page.click('#submit');
     await expect.poll(() => page.textContent('#form-message')).not.toBe('Sending…');

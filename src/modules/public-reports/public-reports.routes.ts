@@ -31,11 +31,11 @@ export const publicReportsRoutes: RoutesPlugin<{ publicReports: PublicReportsSer
   app.post(
     '/api/v1/public/reports',
     {
-      config: { rateLimit: clientAddressRateLimit({ max: reportsPerHour, timeWindow: HOUR_MS }) },
+      config: { rateLimit: clientAddressRateLimit({ max: reportsPerHour, timeWindow: HOUR_MS, countsOnlyAccepted: true }) },
       schema: {
         tags: ['public reports'],
         summary: 'File a report as a member of the public (no key)',
-        description: `Stored as a draft until an operator publishes it. Identifiers are normalised and encrypted as on company reports; the e-mail and phone of \`victim\` and \`guestInfo\` are stored encrypted and shown masked. Limited to ${reportsPerHour} an hour per client address.`,
+        description: `Stored as a draft until an operator publishes it. Identifiers are normalised and encrypted as on company reports; the e-mail and phone of \`victim\` and \`guestInfo\` are stored encrypted and shown masked. Limited to ${reportsPerHour} accepted reports an hour per client address (a refused one is not counted).`,
         body: PublicReportBody,
         response: { 201: PublicReportCreatedResponse },
       },
