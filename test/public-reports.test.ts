@@ -91,6 +91,17 @@ describe('POST /api/v1/public/reports', () => {
     expect(res.json().data.errors.map((e: { field: string }) => e.field)).toContain(field);
   });
 
+  it('says what a pattern wants in words, with an example, not that the value "has an invalid format"', async () => {
+    const res = await intake(
+      publicBody(uniquePhone(), { financialInstitution: '   ', victim: { amountLost: 5000, currency: 'ngn' } }),
+    );
+    expect(res.statusCode).toBe(400);
+    expect(res.json().data.errors).toEqual([
+      { field: 'financialInstitution', message: 'must not be only spaces' },
+      { field: 'victim/currency', message: 'must be a three-letter currency code in capitals, such as NGN' },
+    ]);
+  });
+
   it('limits each client address to 10 reports an hour, then answers 429 with Retry-After', async () => {
     const from = '203.0.113.77';
     for (let i = 0; i < 10; i++) {
@@ -109,6 +120,23 @@ describe('POST /api/v1/public/reports', () => {
       data: { code: 'RATE_LIMITED', retryAfter },
     });
     expect((await intake(publicBody(uniquePhone()), '203.0.113.78')).statusCode).toBe(201);
+  });
+
+  it('does not count a refused report against the address: a person correcting the form keeps their allowance', async () => {
+    const limited = await buildTestApp({ config: { publicReportsPerHour: 2 } });
+    try {
+      const send = (body: object) =>
+        limited.app.inject({ method: 'POST', url: '/api/v1/public/reports', remoteAddress: '198.51.100.9', payload: body });
+      for (let i = 0; i < 3; i++)
+        expect((await send(publicBody(uniquePhone(), { eventDate: '22/11/2026' }))).statusCode).toBe(400);
+      const first = await send(publicBody(uniquePhone()));
+      expect(first.statusCode).toBe(201);
+      expect(first.headers['ratelimit-remaining']).toBe('1');
+      expect((await send(publicBody(uniquePhone()))).statusCode).toBe(201);
+      expect((await send(publicBody(uniquePhone()))).statusCode).toBe(429);
+    } finally {
+      await limited.close();
+    }
   });
 
   it('counts the client behind a trusted proxy by X-Forwarded-For, and ignores the header otherwise', async () => {

@@ -48,6 +48,16 @@ interface AjvError {
   params: Record<string, unknown>;
 }
 
+// What a person can act on, with an example, instead of a format's or a pattern's name.
+const FORMAT_IN_WORDS: Record<string, string> = {
+  'date-time': 'must be a date and time such as 2026-11-22T10:00:00Z',
+  uuid: 'must be an id such as 3f0c2a1e-8b7d-4c5e-9a10-2b3c4d5e6f70',
+};
+const PATTERN_IN_WORDS: Record<string, string> = {
+  '\\S': 'must not be only spaces',
+  '^[A-Z]{3}$': 'must be a three-letter currency code in capitals, such as NGN',
+};
+
 function describe(error: AjvError): FieldError {
   const base = error.instancePath.replace(/^\//, '');
   const join = (name: unknown) => (base ? `${base}/${String(name)}` : String(name));
@@ -70,13 +80,13 @@ function describe(error: AjvError): FieldError {
     case 'type':
       return { field: base, message: `must be ${article(String(p.type))}` };
     case 'format':
-      return { field: base, message: `must be a valid ${p.format}` };
+      return { field: base, message: FORMAT_IN_WORDS[String(p.format)] ?? `must be a valid ${p.format}` };
     case 'minimum':
       return { field: base, message: `must be at least ${p.limit}` };
     case 'maximum':
       return { field: base, message: `must be at most ${p.limit}` };
     case 'pattern':
-      return { field: base, message: 'has an invalid format' };
+      return { field: base, message: PATTERN_IN_WORDS[String(p.pattern)] ?? 'is not in the expected form' };
     default:
       return { field: base, message: error.message ?? 'is invalid' };
   }

@@ -6,7 +6,8 @@
  */
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(?:Z|[+-](\d{2}):(\d{2})))?$/;
 
-export const ISO_DATE_MESSAGE = 'must be an ISO date (2026-11-22) or date-time (2026-11-22T10:00:00Z)';
+export const ISO_DATE_MESSAGE =
+  'must be a date written year-month-day, such as 2026-11-22 (a time may follow: 2026-11-22T10:00:00Z)';
 
 export interface ParsedDate {
   date: Date;
