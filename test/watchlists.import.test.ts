@@ -115,6 +115,58 @@ describe('watchlist CSV import', () => {
     expect(res.json().data.import).toMatchObject({ status: 'done', processedLines: 11, importedRows: 10 });
   });
 
+  it('reads the columns by the names on the first line, in any order and case', async () => {
+    const rows = csv(5)
+      .slice(1)
+      .map((line) => line.split(',').reverse().join(','));
+    const id = await start();
+    const res = await send(
+      id,
+      multipart([
+        { name: 'file', filename: 'watch.csv', contentType: 'text/csv', data: `\uFEFFRef,VALUE,Label\n${rows.join('\n')}` },
+      ]),
+    );
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data.import).toMatchObject({ status: 'done', processedLines: 6, importedRows: 5, failedRows: 0 });
+  });
+
+  it('refuses a file whose first line is not a header, before a row is added; the right file is then taken', async () => {
+    const lines = csv(20);
+    const id = await start();
+    const headless = await send(
+      id,
+      multipart([{ name: 'file', filename: 'watch.csv', contentType: 'text/csv', data: lines.slice(1).join('\n') }]),
+    );
+    expect(headless.statusCode).toBe(400);
+    expect(headless.json().data.errors).toEqual([
+      { field: 'file', message: expect.stringContaining('first line must name the columns') },
+    ]);
+    const empty = await send(id, multipart([{ name: 'file', filename: 'watch.csv', contentType: 'text/csv', data: '' }]));
+    expect(empty.json().data.errors).toEqual([{ field: 'file', message: expect.stringContaining('The file is empty') }]);
+    const count = await t.app.inject({ method: 'GET', url: `${IMPORTS}/${id}`, headers: key(company.apiKey) });
+    expect(count.json().data.import).toMatchObject({ importedRows: 0, processedLines: 0 });
+    const whole = await send(
+      id,
+      multipart([{ name: 'file', filename: 'watch.csv', contentType: 'text/csv', data: lines.join('\n') }]),
+    );
+    expect(whole.json().data.import).toMatchObject({ status: 'done', importedRows: 20, processedLines: 21 });
+  });
+
+  it('refuses an upload of two files, naming the file, instead of dropping the second without a word', async () => {
+    const id = await start();
+    const res = await send(
+      id,
+      multipart([
+        { name: 'file', filename: 'a.csv', contentType: 'text/csv', data: csv(3).join('\n') },
+        { name: 'file', filename: 'b.csv', contentType: 'text/csv', data: csv(3).join('\n') },
+      ]),
+    );
+    expect(res.statusCode).toBe(400);
+    expect(res.json().data.errors).toEqual([{ field: 'file', message: expect.stringContaining('exactly one file') }]);
+    const state = await t.app.inject({ method: 'GET', url: `${IMPORTS}/${id}`, headers: key(company.apiKey) });
+    expect(state.json().data.import.status).toBe('interrupted');
+  });
+
   it("another company's import is a 404", async () => {
     const id = await start();
     const other = await createCompany(t);

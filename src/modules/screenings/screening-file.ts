@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { Parser } from 'csv-parse';
 import type { SealContext } from '../../crypto/keyring.js';
+import { type Columns, HEADER_RULE, headerColumns } from '../csv-header.js';
 import { MAX_RECORD_BYTES, RecordGuard, refusedBecause } from '../csv-record-guard.js';
 
 /** A row of the customer file as a chunk keeps it: its line number, then label, value and ref. */
@@ -34,34 +35,7 @@ export interface FileChunk {
   rejected: Array<{ line: number; message: string }>;
 }
 
-/** Where the first line's columns are, by their names. */
-interface Columns {
-  label: number;
-  value: number;
-  ref: number | undefined;
-}
-
-const HEADER_MESSAGE =
-  'The first line must name the columns, and only these: label, value and, if you use it, ref (in any order); put that line first and start a new screening with the whole file';
-
-/**
- * The columns the header names (any order, any case, a byte-order mark dropped), or undefined
- * when it is not a header: a name missing, repeated or unknown. A file without one would have its
- * first customer read as the header and never screened.
- */
-function headerColumns(fields: Array<string | undefined>): Columns | undefined {
-  const names = fields.map((field) =>
-    (field ?? '')
-      .replace(/^\uFEFF/, '')
-      .trim()
-      .toLowerCase(),
-  );
-  const known = names.filter(Boolean);
-  if (known.some((name) => name !== 'label' && name !== 'value' && name !== 'ref')) return undefined;
-  if (new Set(known).size !== known.length || !known.includes('label') || !known.includes('value')) return undefined;
-  const ref = names.indexOf('ref');
-  return { label: names.indexOf('label'), value: names.indexOf('value'), ref: ref === -1 ? undefined : ref };
-}
+const HEADER_MESSAGE = `${HEADER_RULE}; put that line first and start a new screening with the whole file`;
 
 /**
  * Reads a customer file (a header naming `label`, `value` and optionally `ref`, then a row a line)

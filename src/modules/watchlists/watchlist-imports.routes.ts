@@ -38,7 +38,8 @@ const FileBody = Type.Object(
     file: Type.Unsafe<unknown>({
       type: 'string',
       format: 'binary',
-      description: 'CSV, header `label,value,ref` then one identifier a line (up to 1,000,000)',
+      description:
+        'CSV: a first line naming the columns `label`, `value` and optionally `ref` (in any order), then one identifier a line (up to 1,000,000)',
     }),
   },
   { required: ['file'] },
@@ -77,7 +78,7 @@ export const watchlistImportRoutes: RoutesPlugin<{ imports: WatchlistImports }> 
     async (request) => {
       const { id } = request.params as { id: string };
       const part = await fileOf(request, MAX_FILE_BYTES);
-      const result = await imports.receive(companyOf(request).companyId, id, part.file);
+      const result = await imports.receive(companyOf(request).companyId, id, part.file, part.noOtherFile);
       return ok({ import: result }, 'Import file read');
     },
   );

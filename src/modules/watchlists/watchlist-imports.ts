@@ -4,6 +4,7 @@ import { parse } from 'csv-parse';
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Database, WatchlistImportsTable } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
+import { type Columns, HEADER_RULE, headerColumns } from '../csv-header.js';
 import { MAX_RECORD_BYTES, RecordGuard, refusedBecause } from '../csv-record-guard.js';
 import { isUuid } from '../ids.js';
 import type { WatchlistsService } from './watchlists.service.js';
@@ -81,14 +82,23 @@ export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists:
     },
 
     /** Reads the file from where the import stands; returns its state when the file ends or breaks off. */
-    async receive(companyId: string, id: string, file: Readable): Promise<ImportView> {
+    async receive(companyId: string, id: string, file: Readable, noOtherFile?: () => Promise<void>): Promise<ImportView> {
       const start = await own(companyId, id);
       if (start.status === 'done') throw new AppError('INVALID_STATE', 'This import is finished; start a new one');
       let processed = start.processed_rows;
+      // Line 1 names the columns, in any order; a file without such a line is refused before a row
+      // is added (its first row would have been taken for the header and lost).
+      let header: Columns | undefined;
+      let headerRead = false;
       const parser = parse({
-        columns: ['label', 'value', 'ref'],
-        // Line 1 is the header; a resumed file continues after the lines already read.
-        from_line: Math.max(2, processed + 1),
+        bom: true,
+        columns: (fields: string[]) => {
+          headerRead = true;
+          header = headerColumns(fields);
+          const nameOf = (i: number) =>
+            i === header?.label ? 'label' : i === header?.value ? 'value' : i === header?.ref ? 'ref' : false;
+          return fields.map((_, i) => nameOf(i));
+        },
         relax_column_count: true,
         skip_empty_lines: true,
         trim: true,
@@ -165,10 +175,18 @@ export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists:
         processed = lastLine;
       };
 
+      const refuseFile = (rule: string) => {
+        file.unpipe(guard);
+        guard.unpipe(parser);
+        // The rest of the upload is let through unread, so the answer gets out.
+        file.resume();
+        return AppError.validation([{ field: 'file', message: `${rule}; put that line first and send the file again` }]);
+      };
       try {
         type Row = { line: number; record: { label?: string; value?: string; ref?: string } };
         const take = ({ line, record }: Row) => {
-          const refused = record.value === undefined ? refusedBecause(record.label) : undefined;
+          // A line the guard replaced is one field, in whichever column comes first.
+          const refused = refusedBecause(record.label) ?? refusedBecause(record.value) ?? refusedBecause(record.ref);
           if (refused) skipped.push({ line, message: refused });
           else if (!record.label || !record.value) skipped.push({ line, message: 'needs a label and a value' });
           else batch.push({ line, label: record.label, value: record.value.slice(0, 320), ref: record.ref?.slice(0, 100) });
@@ -177,6 +195,9 @@ export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists:
         // upload breaks off, the last row read may be cut short, and it is never committed.
         let held: Row | undefined;
         for await (const { record, info } of parser as AsyncIterable<{ record: Row['record']; info: { lines: number } }>) {
+          if (!header) throw refuseFile(HEADER_RULE);
+          // A resumed file continues after the lines already read.
+          if (info.lines <= processed) continue;
           if (held) {
             take(held);
             if (batch.length + skipped.length >= BATCH) await flush(held.line);
@@ -195,6 +216,9 @@ export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists:
           }
         }
         if (!broken) {
+          if (!header) throw refuseFile(headerRead ? HEADER_RULE : `The file is empty. ${HEADER_RULE}`);
+          // A second file would otherwise be dropped without a word while this one is taken for the whole upload.
+          await noOtherFile?.();
           if (held) take(held);
           done = true;
           await flush(Math.max(processed, parser.info.lines - (endsWithNewline ? 1 : 0)));
