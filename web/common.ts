@@ -29,6 +29,22 @@ export const LABELS: [string, string, string][] = [
   ['international_passport', 'Passport number', 'e.g. A01234567'],
 ];
 
+/** A fraud type as the form lists it ("Money mule"), not its code. */
+export function fraudTypeName(code: string): string {
+  return FRAUD_TYPES.find(([value]) => value === code)?.[1] ?? code.replace(/_/g, ' ');
+}
+
+/** An identifier's kind as the form lists it ("Bank account"), not its code. */
+export function labelName(code: string): string {
+  return LABELS.find(([value]) => value === code)?.[1] ?? code.replace(/_/g, ' ');
+}
+
+/** "Bank account: 0010246780 at access-bank" rather than the stored "0010246780_access-bank". */
+export function identifierText(label: string, value: string): string {
+  const account = label === 'account' ? /^(\d{10})_(.+)$/.exec(value) : null;
+  return `${labelName(label)}: ${account ? `${account[1]} at ${account[2]}` : value}`;
+}
+
 export function byId<T extends HTMLElement>(id: string): T {
   const found = document.getElementById(id);
   if (!found) throw new Error(`#${id} missing`);
@@ -86,6 +102,12 @@ export function characterCount(area: HTMLTextAreaElement, out: HTMLElement, min:
   update();
 }
 
+/** A report form's errors in a person's words where the server's would be codes or list sizes. */
+export const REPORT_FORM_IN_WORDS = {
+  fraudType: 'Choose the kind of fraud from the list',
+  identifiers: 'Give at least one detail of the suspect, such as a phone number or an account number',
+};
+
 /** Removes the field errors an earlier answer placed in the form. */
 export function clearFieldErrors(form: HTMLElement): void {
   for (const old of form.querySelectorAll('.field-error')) old.remove();
@@ -118,7 +140,10 @@ export function showFieldErrors(
   let first: HTMLElement | null = null;
   let unplaced = '';
   for (const [field, message] of Object.entries(errors)) {
-    const target = form.querySelector<HTMLElement>(`[data-field="${CSS.escape(field)}"]`);
+    // A list's own error (`identifiers`: none given) goes beside its first entry's field.
+    const target =
+      form.querySelector<HTMLElement>(`[data-field="${CSS.escape(field)}"]`) ??
+      form.querySelector<HTMLElement>(`[data-field^="${CSS.escape(`${field}/`)}"]`);
     if (!target) {
       unplaced += `${field}: ${message}. `;
       continue;

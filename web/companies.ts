@@ -1,6 +1,6 @@
 // The operators' admin pages: member companies (add one with its first key, shown once; suspend and
 // reactivate) and the safelist (identifiers that must never be listed, kept as blind indexes only).
-import { actionButton, api, byId, LABELS, option, showFieldErrors, tell } from './common.js';
+import { actionButton, api, byId, LABELS, labelName, option, showFieldErrors, tell } from './common.js';
 
 const cell = (text: string) => Object.assign(document.createElement('td'), { textContent: text });
 const date = (iso: string) => new Date(iso).toLocaleDateString('en-GB');
@@ -57,9 +57,9 @@ export async function loadSafelist(): Promise<void> {
       const li = document.createElement('li');
       // The value itself is not kept, only its blind index: the reason is what tells entries apart.
       li.append(
-        Object.assign(document.createElement('strong'), { textContent: entry.label.replace(/_/g, ' ') }),
+        Object.assign(document.createElement('strong'), { textContent: labelName(entry.label) }),
         ` — ${entry.reason} (added ${date(entry.createdAt)}) `,
-        actionButton('Remove', `Remove the ${entry.label.replace(/_/g, ' ')} entry: ${entry.reason}`, async () => {
+        actionButton('Remove', `Remove the ${labelName(entry.label)} entry: ${entry.reason}`, async () => {
           if (!window.confirm('Remove this entry? Reports may name this identifier again.')) return;
           const { error: failed } = await api.DELETE('/api/v1/admin/safelist/{id}', { params: { path: { id: entry.id } } });
           tell(byId('safelist-message'), failed ? failed.message : 'Entry removed.', failed ? 'error' : 'ok');

@@ -1,9 +1,20 @@
 // The desk at /: sign-in with the second factor, search, file a report. Talks to the service only through the typed client.
-import { api, byId, characterCount, FRAUD_TYPES, LABELS, option, showDone, showFieldErrors } from './common.js';
+import {
+  api,
+  byId,
+  characterCount,
+  FRAUD_TYPES,
+  LABELS,
+  loadBanks,
+  option,
+  REPORT_FORM_IN_WORDS,
+  showDone,
+  showFieldErrors,
+} from './common.js';
 import { initCompanies, loadCompanies, loadSafelist } from './companies.js';
 import { initDisputes, loadDisputes, startDispute } from './disputes.js';
 import { EvidenceList } from './evidence.js';
-import { identifierRow, readIdentifiers } from './identifier-rows.js';
+import { identifierRow, readIdentifiers, resetIdentifierRows, wireAddIdentifier } from './identifier-rows.js';
 import { initKeys, loadKeys } from './keys.js';
 import { initModeration, loadQueue } from './moderation.js';
 import { initScreening, loadScreenings } from './screening.js';
@@ -173,12 +184,25 @@ for (const button of document.querySelectorAll<HTMLButtonElement>('[data-view]')
 // Search: a POST, so the identifier is never in a URL; the answer at a glance first, then the reports.
 const searchLabel = byId<HTMLSelectElement>('search-label');
 for (const [value, text] of LABELS) searchLabel.append(option(value, text));
+// An account number alone finds it at every bank; choosing the bank narrows it to that one.
+const searchBank = byId<HTMLSelectElement>('search-bank');
+void loadBanks(searchBank, (b) => b.slug);
+const showSearchBank = () => {
+  byId('search-bank-field').hidden = searchLabel.value !== 'account';
+};
+searchLabel.addEventListener('change', showSearchBank);
+showSearchBank();
+const searchValue = () => {
+  const value = byId<HTMLInputElement>('search-value').value;
+  if (searchLabel.value !== 'account' || !searchBank.value) return value;
+  return `${value.replace(/\s/g, '')}_${searchBank.value}`;
+};
 byId<HTMLFormElement>('search-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   const out = byId('search-result');
   const started = performance.now();
   const { data, error } = await api.POST('/api/v1/external/reports/search', {
-    body: { identifier: searchLabel.value as 'phone', value: byId<HTMLInputElement>('search-value').value },
+    body: { identifier: searchLabel.value as 'phone', value: searchValue() },
   });
   if (!data) {
     // The answer to an earlier search must not stand under this one's error as if it were its answer.
@@ -204,12 +228,9 @@ const fileType = byId<HTMLSelectElement>('file-fraudType');
 // No kind chosen for the person: a report filed without a look at this list would say the first one.
 fileType.append(option('', 'Choose the kind of fraud'));
 for (const [value, text] of FRAUD_TYPES) fileType.append(option(value, text));
-const CHOOSE_A_KIND = { fraudType: 'Choose the kind of fraud from the list' };
 const fileRows = byId('file-identifiers');
 fileRows.append(identifierRow(0, LABELS));
-byId('file-add-identifier').addEventListener('click', () => {
-  if (fileRows.children.length < 10) fileRows.append(identifierRow(fileRows.children.length, LABELS));
-});
+wireAddIdentifier(byId<HTMLButtonElement>('file-add-identifier'), fileRows, LABELS);
 characterCount(byId<HTMLTextAreaElement>('file-reason'), byId('file-reason-count'), 50, 2000);
 const fileEvidence = new EvidenceList(
   byId<HTMLInputElement>('file-evidence'),
@@ -232,10 +253,10 @@ byId<HTMLFormElement>('file-form').addEventListener('submit', async (event) => {
       status,
     },
   });
-  if (!data) return showFieldErrors(byId('file-form'), error, byId('file-message'), CHOOSE_A_KIND);
+  if (!data) return showFieldErrors(byId('file-form'), error, byId('file-message'), REPORT_FORM_IN_WORDS);
   // An empty form for the next report: pressing Publish again must not file this one twice.
   byId<HTMLFormElement>('file-form').reset();
-  fileRows.replaceChildren(identifierRow(0, LABELS));
+  resetIdentifierRows(byId<HTMLButtonElement>('file-add-identifier'), fileRows, LABELS);
   fileEvidence.reset();
   byId('file-reason').dispatchEvent(new Event('input'));
   showDone(

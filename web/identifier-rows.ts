@@ -46,6 +46,35 @@ export function identifierRow(
   return row;
 }
 
+/** A report holds at most this many identifiers (the service's limit). */
+export const MAX_IDENTIFIER_ROWS = 10;
+
+/**
+ * "Add identifier": a new row, with the keyboard's focus on its first field so a person using
+ * the keyboard or a screen reader carries on where the row appeared. The button is disabled at
+ * the limit (`resetIdentifierRows` enables it again).
+ */
+export function wireAddIdentifier(
+  button: HTMLButtonElement,
+  rows: HTMLElement,
+  labels: [string, string, string][],
+  prefix?: string,
+) {
+  button.addEventListener('click', () => {
+    if (rows.children.length >= MAX_IDENTIFIER_ROWS) return;
+    const row = identifierRow(rows.children.length, labels, prefix);
+    rows.append(row);
+    row.querySelector<HTMLElement>('select.id-label')?.focus();
+    button.disabled = rows.children.length >= MAX_IDENTIFIER_ROWS;
+  });
+}
+
+/** Back to one empty row, after a report was filed. */
+export function resetIdentifierRows(button: HTMLButtonElement, rows: HTMLElement, labels: [string, string, string][]) {
+  rows.replaceChildren(identifierRow(0, labels));
+  button.disabled = false;
+}
+
 type Label = 'phone';
 export function readIdentifiers(rows: HTMLElement): { label: Label; value: string }[] {
   return [...rows.querySelectorAll('.identifier-row')].flatMap((row) => {

@@ -1,5 +1,5 @@
 // The operators' queue of public reports: read one decoded (audited), publish it, or reject it with a reason.
-import { api, byId, factPairs, showFieldErrors } from './common.js';
+import { api, byId, factPairs, fraudTypeName, identifierText, showFieldErrors } from './common.js';
 
 let current: string | null = null;
 const text = (tag: string, content: string) => Object.assign(document.createElement(tag), { textContent: content });
@@ -15,7 +15,7 @@ export async function loadQueue(): Promise<void> {
     const open = Object.assign(document.createElement('button'), {
       type: 'button',
       className: 'link-dark',
-      textContent: `${item.fraudType.replace(/_/g, ' ')} · ${item.financialInstitution} · ${new Date(item.createdAt).toLocaleDateString('en-GB')}`,
+      textContent: `${fraudTypeName(item.fraudType)} · ${item.financialInstitution} · ${new Date(item.createdAt).toLocaleDateString('en-GB')}`,
     });
     open.addEventListener('click', () => void openReport(item.id));
     const li = document.createElement('li');
@@ -24,35 +24,41 @@ export async function loadQueue(): Promise<void> {
   }
 }
 
+function amountLost(victim: { amountLost: number | null; currency: string | null } | null): string {
+  if (victim?.amountLost == null) return '—';
+  return `${victim.currency ?? 'NGN'} ${victim.amountLost.toLocaleString('en-NG')}`;
+}
+
 async function openReport(id: string): Promise<void> {
   const { data } = await api.GET('/api/v1/admin/public-reports/{id}', { params: { path: { id } } });
   if (!data) return;
   const r = data.data.report;
   current = id;
-  byId('moderation-title').textContent = `${r.fraudType.replace(/_/g, ' ')} — ${r.status}`;
+  byId('moderation-title').textContent = `${fraudTypeName(r.fraudType)} — ${r.status}`;
   const facts: [string, string][] = [
     ['Reported by', r.reportingEntity],
     ['Institution', r.financialInstitution],
     ['When', new Date(r.eventDate).toLocaleDateString('en-GB')],
     ['Victim', [r.victim?.name, r.victim?.email, r.victim?.phone].filter(Boolean).join(', ') || '—'],
     ['Reporter', [r.guestInfo?.name, r.guestInfo?.email, r.guestInfo?.phone].filter(Boolean).join(', ') || '—'],
+    ['Amount lost', amountLost(r.victim)],
     ['Evidence files', String(r.attachments.length)],
   ];
   byId('moderation-details').replaceChildren(...factPairs(facts));
   byId('moderation-reason').textContent = r.fraudReason;
-  byId('moderation-identifiers').replaceChildren(
-    ...r.identifiers.map((i) => text('li', `${i.label.replace(/_/g, ' ')}: ${i.value}`)),
-  );
+  byId('moderation-identifiers').replaceChildren(...r.identifiers.map((i) => text('li', identifierText(i.label, i.value))));
   byId('moderation-message').textContent = '';
   byId('moderation-report').hidden = false;
   byId('moderation-report').focus();
 }
 
+/** The decision is said, and the keyboard's focus goes to the next report waiting (or the count, when none is). */
 async function decided(message: string): Promise<void> {
   byId('moderation-report').hidden = true;
   current = null;
   await loadQueue();
   byId('moderation-count').textContent += ` · ${message}`;
+  (byId('moderation-list').querySelector<HTMLElement>('button') ?? byId('moderation-count')).focus();
 }
 
 export function initModeration(): void {

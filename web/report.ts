@@ -1,7 +1,17 @@
 // The public report form at /report: no sign-in, one page, plain words; the service's own messages beside each field.
-import { api, byId, characterCount, FRAUD_TYPES, LABELS, loadBanks, option, showFieldErrors } from './common.js';
+import {
+  api,
+  byId,
+  characterCount,
+  FRAUD_TYPES,
+  LABELS,
+  loadBanks,
+  option,
+  REPORT_FORM_IN_WORDS,
+  showFieldErrors,
+} from './common.js';
 import { EvidenceList } from './evidence.js';
-import { identifierRow, readIdentifiers } from './identifier-rows.js';
+import { identifierRow, readIdentifiers, wireAddIdentifier } from './identifier-rows.js';
 
 const form = byId<HTMLFormElement>('report-form');
 const message = byId('form-message');
@@ -16,9 +26,7 @@ characterCount(byId<HTMLTextAreaElement>('fraudReason'), byId('reason-count'), 5
 
 const rows = byId('identifiers');
 rows.append(identifierRow(0, LABELS));
-byId('add-identifier').addEventListener('click', () => {
-  if (rows.children.length < 10) rows.append(identifierRow(rows.children.length, LABELS));
-});
+wireAddIdentifier(byId<HTMLButtonElement>('add-identifier'), rows, LABELS);
 
 const evidence = new EvidenceList(byId<HTMLInputElement>('evidence'), byId('evidence-list'), '/api/v1/public/uploads');
 
@@ -79,5 +87,5 @@ form.addEventListener('submit', async (event) => {
     message.textContent = `We have received several reports from your connection in the last hour, which is our limit to stop abuse. Your details are still on this page: please try again in about ${minutes} minutes.`;
     return;
   }
-  showFieldErrors(form, error, message, { fraudType: 'Choose the kind of fraud from the list' });
+  showFieldErrors(form, error, message, REPORT_FORM_IN_WORDS);
 });

@@ -11,6 +11,7 @@ const n = (value: number) => value.toLocaleString('en-GB');
 const time = (iso: string) =>
   new Date(iso).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 let following: string | null = null;
+let sending = false;
 
 function describe(job: Job): string {
   if (job.status === 'failed') return `Failed: ${job.failure ?? 'the job stopped'}.`;
@@ -82,15 +83,25 @@ export function initScreening(): void {
     const file = byId<HTMLInputElement>('screen-file').files?.[0];
     const message = byId('screen-message');
     if (!file) return tell(message, 'Choose a CSV file first.', 'error');
+    // A second press while the file goes would screen the same customers twice.
+    if (sending) return tell(message, 'The file is still being sent; its progress is shown below.', 'error');
     tell(message, '');
+    // The job followed before is not this one: its bar and its "Done" line go.
+    following = null;
+    byId('screen-progress').hidden = true;
+    const status = byId('screen-status');
+    status.textContent = 'Sending the file: 0%';
     const sent = byId<HTMLProgressElement>('screen-upload');
     sent.hidden = false;
+    sent.value = 0;
     sent.max = file.size || 1;
-    const status = byId('screen-status');
+    sending = true;
     const { data, error } = await uploadFile(location.origin, '/api/v1/external/screenings', file, (bytes, total) => {
       sent.max = total;
       sent.value = bytes;
       status.textContent = `Sending the file: ${Math.round((bytes / total) * 100)}%`;
+    }).finally(() => {
+      sending = false;
     });
     sent.hidden = true;
     if (!data) {

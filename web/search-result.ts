@@ -1,6 +1,6 @@
 // A search answer: the verdict at a glance, then each report. Identifier values of reports are sealed
 // tokens, so only their kinds are shown; nothing here is ever written as HTML.
-import { factPairs } from './common.js';
+import { factPairs, fraudTypeName, labelName } from './common.js';
 
 type SearchData = {
   reports: {
@@ -62,9 +62,9 @@ export function renderSearchResult(out: HTMLElement, data: SearchData, viewer?: 
     for (const r of data.reports) {
       const item = el('li');
       item.append(
-        el('p', `${r.fraudType.replace(/_/g, ' ')} · ${day(r.createdAt)} · ${r.reportingCompany.businessName}`, 'meta'),
+        el('p', `${fraudTypeName(r.fraudType)} · ${day(r.createdAt)} · ${r.reportingCompany.businessName}`, 'meta'),
         el('p', r.fraudReason),
-        el('p', `Identifiers: ${r.identifiers.map((i) => i.label.replace(/_/g, ' ')).join(', ')}`, 'hint'),
+        el('p', `Identifiers: ${r.identifiers.map((i) => labelName(i.label)).join(', ')}`, 'hint'),
       );
       if (r.dispute)
         item.append(el('p', `Disputed (${r.dispute.status}); the member must answer by ${day(r.dispute.respondBy)}.`, 'badge'));
@@ -84,7 +84,7 @@ export function renderSearchResult(out: HTMLElement, data: SearchData, viewer?: 
     for (const r of data.publicReports) {
       const item = el('li');
       item.append(
-        el('p', `${r.fraudType.replace(/_/g, ' ')} · ${day(r.createdAt)} · ${r.financialInstitution}`, 'meta'),
+        el('p', `${fraudTypeName(r.fraudType)} · ${day(r.createdAt)} · ${r.financialInstitution}`, 'meta'),
         el('p', r.fraudReason),
       );
       list.append(item);

@@ -1,8 +1,21 @@
 // The company's own submissions: filters and pages as the API has them; one submission with
 // "reveal values" (decode, audited) behind an explicit button; publish a draft; exit and relist with a reason.
-import { api, byId, characterCount, clearFieldErrors, FRAUD_TYPES, LABELS, option, showFieldErrors, tell } from './common.js';
+import {
+  api,
+  byId,
+  characterCount,
+  clearFieldErrors,
+  FRAUD_TYPES,
+  fraudTypeName,
+  identifierText,
+  LABELS,
+  option,
+  REPORT_FORM_IN_WORDS,
+  showFieldErrors,
+  tell,
+} from './common.js';
 import { EvidenceList } from './evidence.js';
-import { identifierRow, readIdentifiers } from './identifier-rows.js';
+import { identifierRow, MAX_IDENTIFIER_ROWS, readIdentifiers, wireAddIdentifier } from './identifier-rows.js';
 
 const LIMIT = 10;
 let page = 1;
@@ -42,7 +55,7 @@ export async function loadSubmissions(): Promise<void> {
     const open = Object.assign(document.createElement('button'), {
       type: 'button',
       className: 'link-dark',
-      textContent: `${item.fraudType.replace(/_/g, ' ')} · ${item.listingStatus} · ${new Date(item.createdAt).toLocaleDateString('en-GB')}`,
+      textContent: `${fraudTypeName(item.fraudType)} · ${item.listingStatus} · ${new Date(item.createdAt).toLocaleDateString('en-GB')}`,
     });
     open.addEventListener('click', () => void openSubmission(item.id));
     li.append(open, Object.assign(document.createElement('p'), { textContent: item.fraudReason }));
@@ -55,7 +68,7 @@ async function openSubmission(id: string): Promise<void> {
   if (!data) return;
   const r = data.data.report;
   current = id;
-  byId('submission-title').textContent = `${r.fraudType.replace(/_/g, ' ')} — ${r.status}, ${r.listingStatus}`;
+  byId('submission-title').textContent = `${fraudTypeName(r.fraudType)} — ${r.status}, ${r.listingStatus}`;
   byId('submission-reason').textContent = r.fraudReason;
   showIdentifiers(r.identifiers.map((i) => [i.label, 'hidden until revealed']));
   byId('publish-draft').hidden = r.status !== 'draft';
@@ -94,9 +107,7 @@ async function reveal(): Promise<{ label: string; value: string }[] | undefined>
 
 function showIdentifiers(rows: [string, string][]): void {
   byId('submission-identifiers').replaceChildren(
-    ...rows.map(([label, value]) =>
-      Object.assign(document.createElement('li'), { textContent: `${label.replace(/_/g, ' ')}: ${value}` }),
-    ),
+    ...rows.map(([label, value]) => Object.assign(document.createElement('li'), { textContent: identifierText(label, value) })),
   );
 }
 
@@ -138,15 +149,13 @@ export function initSubmissions(): void {
     if (!identifiers) return;
     const rows = byId('draft-identifiers');
     rows.replaceChildren(...identifiers.map((i, n) => identifierRow(n, LABELS, 'draft-identifier', i)));
+    byId<HTMLButtonElement>('draft-add-identifier').disabled = identifiers.length >= MAX_IDENTIFIER_ROWS;
     editingIdentifiers = true;
     byId('draft-edit-identifiers').hidden = true;
     byId('draft-identifiers-box').hidden = false;
     rows.querySelector<HTMLElement>('input')?.focus();
   });
-  byId('draft-add-identifier').addEventListener('click', () => {
-    const rows = byId('draft-identifiers');
-    if (rows.children.length < 10) rows.append(identifierRow(rows.children.length, LABELS, 'draft-identifier'));
-  });
+  wireAddIdentifier(byId<HTMLButtonElement>('draft-add-identifier'), byId('draft-identifiers'), LABELS, 'draft-identifier');
   draftEvidence = new EvidenceList(
     byId<HTMLInputElement>('draft-evidence'),
     byId('draft-evidence-list'),
@@ -173,7 +182,7 @@ export function initSubmissions(): void {
         ...(editingIdentifiers ? { identifiers: readIdentifiers(byId('draft-identifiers')) } : {}),
       },
     });
-    if (!data) return showFieldErrors(byId('draft-form'), error, byId('submission-message'));
+    if (!data) return showFieldErrors(byId('draft-form'), error, byId('submission-message'), REPORT_FORM_IN_WORDS);
     await after(id, 'Draft saved.');
   });
   byId('relist').addEventListener('click', () => void act('relist', 'Back on the list.'));

@@ -1,6 +1,6 @@
 // A company admin's pages: the team (invite, change a role, remove; the invite link is shown once,
 // to hand over) and the company's audit trail, paged. Both through the typed client only.
-import { api, byId, clearFieldErrors, option, showFieldErrors } from './common.js';
+import { api, byId, clearFieldErrors, labelName, option, showFieldErrors } from './common.js';
 
 const ROLES: [string, string][] = [
   ['viewer', 'Viewer — search only'],
@@ -88,7 +88,7 @@ export async function loadAudit(): Promise<void> {
           : `key ${(event.keyId ?? '').slice(0, 8)}`;
     // What was searched is never shown, only its label and how many reports matched.
     const what = event.label
-      ? `${event.label.replace(/_/g, ' ')}${event.resultCount === null ? '' : ` · ${event.resultCount} found`}`
+      ? `${labelName(event.label)}${event.resultCount === null ? '' : ` · ${event.resultCount} found`}`
       : (event.reportId ?? '');
     for (const text of [
       new Date(event.createdAt).toLocaleString('en-GB', { dateStyle: 'short', timeStyle: 'short' }),

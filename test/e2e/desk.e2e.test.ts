@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../src/modules/users/totp.js';
 import { invite, PASSWORD, testClock } from '../helpers/people.js';
@@ -103,6 +103,18 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await page.click('#search-button');
     await expect.poll(() => page.textContent('.verdict h2')).toBe('Reported 1 time');
     expect(await page.locator('#search-form [aria-invalid=true]').count()).toBe(0);
+    // An account number may be narrowed to its bank: the bank is asked for only for accounts.
+    expect(await page.isVisible('#search-bank')).toBe(false);
+    await page.selectOption('#search-label', 'account');
+    await expect.poll(() => page.locator('#search-bank option').count()).toBeGreaterThan(5);
+    await page.locator('#search-bank').selectOption({ index: 1 });
+    const bank = await page.inputValue('#search-bank');
+    await page.fill('#search-value', '0010246780');
+    const sent = page.waitForRequest((request) => request.url().endsWith('/api/v1/external/reports/search'));
+    await page.click('#search-button');
+    expect((await sent).postDataJSON()).toEqual({ identifier: 'account', value: `0010246780_${bank}` });
+    await page.selectOption('#search-label', 'phone');
+    expect(await page.isVisible('#search-bank')).toBe(false);
   });
 
   it('files a report with the keyboard alone, with the server’s messages beside the fields', async () => {
@@ -141,6 +153,10 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     expect(await page.locator('#file-form [aria-invalid=true]').count()).toBe(0);
     const list = await t.app.inject({ method: 'GET', url: '/api/v1/external/reports/submissions', headers: key(company.apiKey) });
     expect(list.json().data.meta.total).toBe(2);
+    // "Add identifier" puts the keyboard on the new row, where the person carries on.
+    await tabTo(page, '#file-add-identifier');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('identifier-1-label');
   });
 
   it('lists submissions with filters, reveals values on request, edits and publishes a draft, exits and relists it', async () => {
@@ -188,7 +204,7 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await page.click('#draft-form button[type=submit]');
     await expect.poll(() => page.textContent('#submission-message')).toBe('Draft saved.');
     expect(await page.textContent('#submission-reason')).toBe(edited);
-    expect(await page.textContent('#submission-title')).toContain('social engineering');
+    expect(await page.textContent('#submission-title')).toContain('Tricked into paying or sharing details');
     await page.click('#publish-draft');
     await expect.poll(() => page.textContent('#submission-message')).toBe('Published.');
     expect(await page.isVisible('#draft-form')).toBe(false);
@@ -222,7 +238,7 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await page.click('[data-view=submissions]');
     await page.selectOption('#filter-status', 'draft');
     await page.click('#submissions-filter button[type=submit]');
-    await expect.poll(() => page.textContent('#submissions-list')).toContain('identity theft');
+    await expect.poll(() => page.textContent('#submissions-list')).toContain('Identity theft');
     await page.click('#submissions-list button:has-text("identity theft")');
     await expect.poll(() => page.locator('#draft-evidence-list li').count()).toBe(1);
     expect(await page.isVisible('#draft-identifiers-box')).toBe(false);
@@ -335,7 +351,7 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await page.selectOption('#audit-action', 'search');
     await page.click('#audit-filter button[type=submit]');
     // The search made earlier in this session: its kind and count, never the value searched for.
-    await expect.poll(() => page.textContent('#audit-rows')).toContain('phone · 1 found');
+    await expect.poll(() => page.textContent('#audit-rows')).toContain('Phone number · 1 found');
     expect(await page.textContent('#audit-rows')).not.toContain('8031234567');
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
@@ -389,7 +405,16 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     lines[1501] = 'phone,0803 123 4567,k-hit'; // reported in the search test above
     lines[2001] = 'phone,12,k-bad';
     await page.setInputFiles('#screen-file', { name: 'book.csv', mimeType: 'text/csv', buffer: Buffer.from(lines.join('\n')) });
+    // The upload is held a moment, as on a slow line: a second press meanwhile sends nothing more.
+    const slowUpload = async (route: Route) => {
+      if (route.request().method() === 'POST') await new Promise((resolve) => setTimeout(resolve, 1500));
+      await route.continue();
+    };
+    await page.route('**/api/v1/external/screenings', slowUpload);
     await page.click('#screen-form button[type=submit]');
+    await page.click('#screen-form button[type=submit]');
+    expect(await page.textContent('#screen-message')).toContain('still being sent');
+    await page.unroute('**/api/v1/external/screenings', slowUpload);
     await expect
       .poll(() => page.textContent('#screen-status'), { timeout: 90_000 })
       .toContain('Done: 3,000 of 3,000 rows screened · 1 matched · 1 rejected');
@@ -400,6 +425,7 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     expect(csv.trim().split('\n')).toHaveLength(2);
     expect(csv).toContain('1502,phone,0803 123 4567,k-hit,');
     expect(await page.textContent('#screen-jobs')).toContain('Done');
+    expect(await page.locator('#screen-jobs li').count()).toBe(1);
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
     await screenshot(page, 'screening');

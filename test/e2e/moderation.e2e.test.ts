@@ -60,11 +60,14 @@ describe.skipIf(!hasChromium)('the operators’ moderation queue in the desk, in
     await expect.poll(() => page.textContent('#moderation-count')).toBe('2 waiting');
     await page.click('#moderation-list li:first-child button');
     await expect.poll(() => page.isVisible('#moderation-report')).toBe(true);
-    expect(await page.textContent('#moderation-identifiers')).toMatch(/phone: \+234/);
+    expect(await page.textContent('#moderation-identifiers')).toMatch(/Phone number: \+234/);
+    expect(await page.textContent('#moderation-details')).toMatch(/Amount lost\s*NGN 250,000/);
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
     await page.click('#moderation-publish');
     await expect.poll(() => page.textContent('#moderation-count')).toBe('1 waiting · published');
+    // The keyboard carries on at the next report waiting, not at the top of the page.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.closest('#moderation-list') !== null)).toBe(true);
 
     await page.click('#moderation-list li:first-child button');
     await page.fill('#reject-reason', 'dup');
@@ -73,5 +76,6 @@ describe.skipIf(!hasChromium)('the operators’ moderation queue in the desk, in
     await page.fill('#reject-reason', 'Duplicate of a report we already published.');
     await page.click('#reject-form button[type=submit]');
     await expect.poll(() => page.textContent('#moderation-count')).toBe('0 waiting · rejected');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('moderation-count');
   });
 });
