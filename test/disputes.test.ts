@@ -58,6 +58,8 @@ describe('opening a dispute', () => {
     expect(res.statusCode, res.body).toBe(201);
     const dispute = res.json().data.dispute;
     expect(dispute).toMatchObject({ reportId: report.id, status: 'open', raisedByOperator: false });
+    // Named so a person recognises it, and nothing more of the report (no identifier, no reason).
+    expect(dispute.report).toEqual({ fraudType: 'money_mule', publishedAt: expect.any(String) });
     expect(Date.parse(dispute.respondBy) - Date.parse(dispute.openedAt)).toBe(14 * 86_400_000);
 
     expect(await auditActions(owner.companyId, report.id)).toEqual(['create', 'dispute_open', 'submission.disputed']);

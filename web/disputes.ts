@@ -4,7 +4,7 @@
 // escalated ones. Nothing here ever shows an identifier's value: disputes name reports, not people.
 
 import type { paths } from '../client/src/index.js';
-import { api, byId, characterCount, clearFieldErrors, factPairs, showFieldErrors, tell } from './common.js';
+import { api, byId, characterCount, clearFieldErrors, factPairs, fraudTypeName, showFieldErrors, tell } from './common.js';
 import { viewer } from './viewer.js';
 
 /** A dispute as the service describes it to either side and the operators. */
@@ -61,7 +61,7 @@ function show(d: Dispute): void {
   const mine = d.reportingCompany.id === viewer.companyId;
   byId('dispute-title').textContent = `Dispute — ${STATUS[d.status] ?? d.status}`;
   const facts: [string, string][] = [
-    ['Report', d.reportId],
+    ['Report', `${fraudTypeName(d.report.fraudType)}${d.report.publishedAt ? `, listed ${day(d.report.publishedAt)}` : ''}`],
     ['Reported by', d.reportingCompany.businessName],
     ['Disputed by', d.raisedByOperator ? 'the operators' : (d.disputingCompany?.businessName ?? '—')],
     ['Opened', day(d.openedAt)],

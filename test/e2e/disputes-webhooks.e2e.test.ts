@@ -71,6 +71,9 @@ describe.skipIf(!hasChromium)('disputes and webhooks in the desk, for a company 
     await expect.poll(() => page.locator('#disputes-list li').count()).toBe(1);
     await page.click('#disputes-list button');
     await expect.poll(() => page.textContent('#dispute-statement')).toContain('Three customers');
+    // The report is named as a person knows it, not by its internal id.
+    expect(await page.textContent('#dispute-facts')).toMatch(/Money mule.*, listed \d/);
+    expect(await page.textContent('#dispute-facts')).not.toContain(theirs.id);
     expect(await page.isVisible('#uphold-form')).toBe(false);
     await page.click('#escalate');
     await expect.poll(() => page.textContent('#dispute-message')).toBe('Sent to the operators.');

@@ -6,15 +6,26 @@ type Db = Kysely<Database> | Transaction<Database>;
 export type DisputeRow = Selectable<DisputesTable> & {
   report_company_name: string;
   disputing_company_name: string | null;
+  report_fraud_type: string;
+  report_published_at: Date | null;
 };
 
 function withNames(db: Db) {
-  return db
-    .selectFrom('disputes')
-    .innerJoin('companies as owner', 'owner.id', 'disputes.report_company_id')
-    .leftJoin('companies as disputer', 'disputer.id', 'disputes.disputing_company_id')
-    .selectAll('disputes')
-    .select(['owner.business_name as report_company_name', 'disputer.business_name as disputing_company_name']);
+  return (
+    db
+      .selectFrom('disputes')
+      .innerJoin('companies as owner', 'owner.id', 'disputes.report_company_id')
+      .leftJoin('companies as disputer', 'disputer.id', 'disputes.disputing_company_id')
+      // What a person recognises the report by: its fraud type and when it went on the list.
+      .innerJoin('reports', 'reports.id', 'disputes.report_id')
+      .selectAll('disputes')
+      .select([
+        'owner.business_name as report_company_name',
+        'disputer.business_name as disputing_company_name',
+        'reports.fraud_type as report_fraud_type',
+        'reports.published_at as report_published_at',
+      ])
+  );
 }
 
 export async function insertDispute(trx: Transaction<Database>, row: Insertable<DisputesTable>): Promise<void> {

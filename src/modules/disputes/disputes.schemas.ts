@@ -74,6 +74,10 @@ const CompanyRef = Type.Object({ id: Type.String(), businessName: Type.String() 
 export const DisputeOut = Type.Object({
   id: Uuid,
   reportId: Uuid,
+  report: Type.Object(
+    { fraudType: Type.String(), publishedAt: Nullable(DateTime('When the report went on the list')) },
+    { description: 'What a person recognises the disputed report by (never its identifiers)' },
+  ),
   status: StringEnum(DISPUTE_STATUSES),
   reason: Type.String(),
   identifierIds: Type.Array(Type.String()),

@@ -47,6 +47,7 @@ export function createDisputesService(deps: {
     return {
       id: row.id,
       reportId: row.report_id,
+      report: { fraudType: row.report_fraud_type, publishedAt: row.report_published_at?.toISOString() ?? null },
       status: row.status,
       reason: row.reason,
       identifierIds: row.identifier_ids,
