@@ -58,6 +58,37 @@ export async function loadTeam(): Promise<void> {
 }
 
 /** Who acted from outside the company, in words: their ids are never given. */
+// The trail's action codes in words; a code not listed here (a newer service) is shown in words of its own.
+const ACTIONS: Record<string, string> = {
+  search: 'Search',
+  screen: 'Customer screened',
+  'screening.start': 'Screening started',
+  'screening.get': 'Screening looked at',
+  'screening.results': 'Screening results downloaded',
+  decode: 'Values revealed',
+  public_decode: 'Public report read',
+  create: 'Report filed',
+  edit: 'Draft edited',
+  publish: 'Report published',
+  exit: 'Taken off the list',
+  relist: 'Put back on the list',
+  renew: 'Listing renewed',
+  safelist_add: 'Safelist entry added',
+  safelist_remove: 'Safelist entry removed',
+  'webhook.disabled': 'Webhook endpoint turned off',
+  dispute_open: 'Dispute opened',
+  dispute_uphold: 'Dispute: report stood by',
+  dispute_exit: 'Dispute: report taken off',
+  dispute_escalate: 'Dispute sent to the operators',
+  dispute_keep: 'Dispute decided: report stays',
+  dispute_remove: 'Dispute decided: report removed',
+  dispute_time_out: 'Dispute not answered in time',
+  'submission.disputed': 'Your report was disputed',
+  'submission.exited': 'Your report left the list',
+  'submission.relisted': 'Your report is back on the list',
+};
+const actionName = (code: string) => ACTIONS[code] ?? code.replace(/[._]/g, ' ');
+
 const OUTSIDE_ACTORS = { another_member: 'another member', operators: 'the operators', system: 'Redflag (automatic)' };
 let auditPage = 1;
 const AUDIT_LIMIT = 20;
@@ -92,7 +123,7 @@ export async function loadAudit(): Promise<void> {
       : (event.reportId ?? '');
     for (const text of [
       new Date(event.createdAt).toLocaleString('en-GB', { dateStyle: 'short', timeStyle: 'short' }),
-      event.action,
+      actionName(event.action),
       who,
       what,
     ]) {

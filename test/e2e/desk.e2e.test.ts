@@ -352,6 +352,7 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await page.click('#audit-filter button[type=submit]');
     // The search made earlier in this session: its kind and count, never the value searched for.
     await expect.poll(() => page.textContent('#audit-rows')).toContain('Phone number · 1 found');
+    expect(await page.locator('#audit-rows td:nth-child(2)').first().textContent()).toBe('Search');
     expect(await page.textContent('#audit-rows')).not.toContain('8031234567');
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
