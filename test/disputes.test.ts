@@ -174,6 +174,10 @@ describe("the owner's answer", () => {
       (await post(owner.apiKey, `${DISPUTES}/${dispute.id}/exit`, { reason: 'Customer identity confirmed' })).statusCode,
     ).toBe(409);
     expect((await post(owner.apiKey, `${DISPUTES}/${dispute.id}/uphold`, { statement: STATEMENT })).statusCode).toBe(409);
+    // The member cannot undo its answer by relisting the report at once.
+    const relisted = await post(owner.apiKey, `/api/v1/external/reports/submissions/${report.id}/relist`);
+    expect(relisted.statusCode).toBe(409);
+    expect(relisted.json().message).toContain('only the operators can put it back');
     expect(await auditActions(owner.companyId, report.id)).toEqual([
       'create',
       'dispute_open',
@@ -242,6 +246,29 @@ describe('escalation and the operators', () => {
       listingStatus: 'exited',
       exitListReason: 'Identity theft victim, confirmed',
     });
+    // The operators' decision stands against the member; the operators themselves may put it back.
+    const relist = `/api/v1/external/reports/submissions/${report.id}/relist`;
+    expect((await post(owner.apiKey, relist)).statusCode).toBe(409);
+    expect((await search(t, disputer.apiKey, 'phone', report.phone)).json().data.reports).toEqual([]);
+    expect((await post(operator.apiKey, relist)).statusCode).toBe(200);
+  });
+
+  it('counts a reason or a statement after trimming: spaces do not make up the length', async () => {
+    const { dispute } = await upheld();
+    const padded = `${' '.repeat(12)}a`;
+    await post(disputer.apiKey, `${DISPUTES}/${dispute.id}/escalate`);
+    const decided = await post(operator.apiKey, `/api/v1/admin/disputes/${dispute.id}/decide`, {
+      outcome: 'remove',
+      reason: padded,
+    });
+    expect(decided.statusCode).toBe(400);
+    expect(decided.json().data.errors).toEqual([{ field: 'reason', message: 'must be at least 10 characters after trimming' }]);
+    const other = await listedReport();
+    const open = await openDispute(other.id);
+    const exited = await post(owner.apiKey, `${DISPUTES}/${open.id}/exit`, { reason: padded });
+    expect(exited.json().data.errors).toEqual([{ field: 'reason', message: 'must be at least 10 characters after trimming' }]);
+    const plain = await post(owner.apiKey, `/api/v1/external/reports/submissions/${other.id}/exit`, { reason: padded });
+    expect(plain.json().data.errors).toEqual([{ field: 'reason', message: 'must be at least 10 characters after trimming' }]);
   });
 
   it('an operator may open a dispute too (no attachments)', async () => {

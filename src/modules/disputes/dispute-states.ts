@@ -1,6 +1,17 @@
 import type { DisputeStatus } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 
+/** Lengths of a dispute's texts, counted after trimming. */
+export const DISPUTE_LIMITS = {
+  reasonMin: 50,
+  reasonMax: 2000,
+  statementMin: 50,
+  statementMax: 2000,
+  attachmentsMax: 3,
+  decisionReasonMin: 10,
+  decisionReasonMax: 500,
+};
+
 /** What can happen to a dispute, and who may do it. */
 export type DisputeStep = 'uphold' | 'exit' | 'escalate' | 'time_out' | 'keep' | 'remove';
 

@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 import { Envelope } from '../../http/envelope.js';
 import { DateTime, Nullable, PageNumber, StringEnum } from '../../http/schema-helpers.js';
+import { DISPUTE_LIMITS } from './dispute-states.js';
 
 export const DISPUTE_STATUSES = ['open', 'upheld', 'escalated', 'exited', 'timed_out', 'kept', 'removed'] as const;
-export const DISPUTE_LIMITS = { reasonMin: 50, reasonMax: 2000, statementMin: 50, statementMax: 2000, attachmentsMax: 3 };
 
 const Uuid = Type.String({ format: 'uuid' });
 
@@ -44,7 +44,7 @@ export const DecideBody = Type.Object(
     outcome: StringEnum(['keep', 'remove'] as const, {
       description: '`keep` closes the dispute; `remove` takes the report off the list',
     }),
-    reason: Type.String({ minLength: 10, maxLength: 500 }),
+    reason: Type.String({ minLength: DISPUTE_LIMITS.decisionReasonMin, maxLength: DISPUTE_LIMITS.decisionReasonMax }),
   },
   { additionalProperties: false },
 );

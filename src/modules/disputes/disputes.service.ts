@@ -7,10 +7,12 @@ import { jobRequestId, SYSTEM_KEY_ID } from '../../jobs/system-actor.js';
 import { auditRow } from '../audit/audit.repository.js';
 import { raiseSubmissionEvents } from '../events/submission-events.js';
 import { isUuid } from '../ids.js';
+import { REPORT_LIMITS } from '../reports/report-values.js';
 import * as reports from '../reports/reports.repository.js';
 import type { Actor } from '../reports/reports.service.js';
+import { trimmedText } from '../trimmed-text.js';
 import type { ReportAttachments } from '../uploads/attachments.js';
-import { type DisputeStep, nextStatus } from './dispute-states.js';
+import { DISPUTE_LIMITS, type DisputeStep, nextStatus } from './dispute-states.js';
 import * as repo from './disputes.repository.js';
 
 export const TIMEOUT_REASON = 'Dispute not answered in time';
@@ -158,7 +160,9 @@ export function createDisputesService(deps: {
           );
       }
       const reason = input.reason.trim();
-      if (reason.length < 50) errors.push({ field: 'reason', message: 'must be at least 50 characters after trimming' });
+      if (reason.length < DISPUTE_LIMITS.reasonMin) {
+        errors.push({ field: 'reason', message: `must be at least ${DISPUTE_LIMITS.reasonMin} characters after trimming` });
+      }
       if (errors.length > 0) throw AppError.validation(errors);
 
       const now = clock.now();
@@ -214,15 +218,15 @@ export function createDisputesService(deps: {
 
     uphold: (actor: Actor, id: string, statement: string) =>
       step(actor, id, 'uphold', isOwner(actor), async (trx, row, now) => {
-        if (statement.trim().length < 50)
-          throw AppError.validation([{ field: 'statement', message: 'must be at least 50 characters after trimming' }]);
-        await repo.updateDispute(trx, row.id, { owner_statement: statement.trim(), answered_at: now });
+        const text = trimmedText('statement', statement, DISPUTE_LIMITS.statementMin);
+        await repo.updateDispute(trx, row.id, { owner_statement: text, answered_at: now });
       }),
 
     exit: (actor: Actor, id: string, reason: string) =>
       step(actor, id, 'exit', isOwner(actor), async (trx, row, now) => {
+        const text = trimmedText('reason', reason, REPORT_LIMITS.exitReasonMin);
         await repo.updateDispute(trx, row.id, { answered_at: now });
-        await exitReport(trx, actor, row, reason.trim());
+        await exitReport(trx, actor, row, text);
       }),
 
     escalate: (actor: Actor, id: string) =>
@@ -244,8 +248,9 @@ export function createDisputesService(deps: {
         outcome,
         () => actor.operatorId !== undefined,
         async (trx, row, now) => {
-          await repo.updateDispute(trx, row.id, { decided_at: now, decision_reason: reason.trim() });
-          if (outcome === 'remove') await exitReport(trx, actor, row, reason.trim());
+          const text = trimmedText('reason', reason, DISPUTE_LIMITS.decisionReasonMin);
+          await repo.updateDispute(trx, row.id, { decided_at: now, decision_reason: text });
+          if (outcome === 'remove') await exitReport(trx, actor, row, text);
         },
       ),
 

@@ -14,10 +14,11 @@ import { maskFraudReason } from '../reports/reason-masking.js';
 import type { FraudType } from '../reports/report-values.js';
 import { openReason, reasonContext } from '../reports/sealed-reason.js';
 import type { SafelistCheck } from '../safelist/safelist.service.js';
+import { trimmedText } from '../trimmed-text.js';
 import type { ReportAttachments } from '../uploads/attachments.js';
 import { raisePublicReportPublished, raisePublicReportVisible } from '../webhooks/outbox.js';
 import { type ContactDetails, type ContactInput, maskContact, normalizeContact } from './contact-details.js';
-import type { PublicReportStatus, ReportingEntity } from './public-report-values.js';
+import { PUBLIC_REPORT_LIMITS, type PublicReportStatus, type ReportingEntity } from './public-report-values.js';
 import * as repo from './public-reports.repository.js';
 
 export interface PublicReportInput {
@@ -133,7 +134,7 @@ export function createPublicReportsService(deps: {
       if (next === 'published') await deps.safelist.checkStoredPublic(trx, row.id);
       const updated = await repo.setModeration(trx, row.id, {
         status: next,
-        rejection_reason: next === 'rejected' ? (reason ?? '').trim() : null,
+        rejection_reason: next === 'rejected' ? trimmedText('reason', reason ?? '', PUBLIC_REPORT_LIMITS.rejectReasonMin) : null,
         moderated_by: moderator.operatorId,
       });
       await recordAudit(trx, {

@@ -174,6 +174,17 @@ export interface ReportChanges {
   exit_list_reason?: string | null;
 }
 
+/** Whether a dispute took the report off the list: its member's exit answer, the operators' removal, or no answer in time. */
+export async function takenOffByDispute(db: Db, reportId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('disputes')
+    .select('id')
+    .where('report_id', '=', reportId)
+    .where('status', 'in', ['exited', 'removed', 'timed_out'])
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function updateReport(trx: Transaction<Database>, id: string, changes: ReportChanges): Promise<void> {
   await trx
     .updateTable('reports')

@@ -7,6 +7,7 @@ import type { IdentifierInput, SealedIdentifiers } from '../../identifiers/seale
 import { auditRow, recordAudit } from '../audit/audit.repository.js';
 import { isUuid } from '../ids.js';
 import type { SafelistCheck } from '../safelist/safelist.service.js';
+import { trimmedText } from '../trimmed-text.js';
 import type { ReportAttachments } from '../uploads/attachments.js';
 import { raiseListingChange, raiseReportVisible } from '../webhooks/outbox.js';
 import { checkFraudReason } from './fraud-reason.js';
@@ -18,7 +19,7 @@ import {
   startIdempotent,
 } from './idempotency.js';
 import { maskFraudReason } from './reason-masking.js';
-import type { FraudType, ReportStatus } from './report-values.js';
+import { type FraudType, REPORT_LIMITS, type ReportStatus } from './report-values.js';
 import * as repo from './reports.repository.js';
 import { type ReasonSealer, reasonContext } from './sealed-reason.js';
 
@@ -217,6 +218,13 @@ export function createReportsService(deps: {
         const report = await requireOwn(id, actor.operatorId ? undefined : actor.companyId, true, trx);
         const next = applyTransition(report, change);
         if (change.kind === 'publish') await deps.safelist.checkStored(trx, report.id);
+        // A dispute's outcome is not the member's to undo: putting such a report back is the operators' call.
+        if (change.kind === 'relist' && !actor.operatorId && (await repo.takenOffByDispute(trx, report.id))) {
+          throw new AppError(
+            'INVALID_STATE',
+            'This report left the list through a dispute, so only the operators can put it back; ask them with the evidence',
+          );
+        }
         await repo.updateReport(trx, report.id, next);
         // An operator's decision also goes into the owning company's trail.
         await recordAudit(trx, { ...actor, companyId: report.company_id, action: change.kind, reportId: report.id });
@@ -240,7 +248,11 @@ function applyTransition(report: repo.ReportRow, change: Transition): repo.Repor
     case 'exit':
       if (report.status === 'draft') throw new AppError('INVALID_STATE', 'A draft is not on the list; publish it first');
       if (report.listing_status === 'exited') throw new AppError('INVALID_STATE', 'The report has already left the list');
-      return { listing_status: 'exited', exited_list_at: new Date(), exit_list_reason: change.reason.trim() };
+      return {
+        listing_status: 'exited',
+        exited_list_at: new Date(),
+        exit_list_reason: trimmedText('reason', change.reason, REPORT_LIMITS.exitReasonMin),
+      };
     case 'relist':
       if (report.status === 'draft') throw new AppError('INVALID_STATE', 'A draft is not on the list; publish it first');
       if (report.listing_status === 'listed') throw new AppError('INVALID_STATE', 'The report is already on the list');
