@@ -41,6 +41,18 @@ describe("a company admin manages the company's own API keys", () => {
     expect(await works(replacement.apiKey)).toBe(401);
   });
 
+  it('rotates a key that expires into one with the same lifetime, unless told otherwise', async () => {
+    const issued = (await post(KEYS, company.apiKey, { expiresInDays: 30 })).json().data.key;
+    const rotated = (await post(`${KEYS}/${issued.id}/rotate`, company.apiKey, { graceHours: 0 })).json().data.key;
+    const lifetimeDays = (Date.parse(rotated.expiresAt) - Date.parse(rotated.createdAt)) / 86_400_000;
+    expect(Math.round(lifetimeDays)).toBe(30);
+    const told = (await post(`${KEYS}/${rotated.id}/rotate`, company.apiKey, { graceHours: 0, expiresInDays: 7 })).json().data
+      .key;
+    expect(Math.round((Date.parse(told.expiresAt) - Date.parse(told.createdAt)) / 86_400_000)).toBe(7);
+    const forever = (await post(KEYS, company.apiKey)).json().data.key;
+    expect((await post(`${KEYS}/${forever.id}/rotate`, company.apiKey, { graceHours: 0 })).json().data.key.expiresAt).toBeNull();
+  });
+
   it("answers another company's key exactly like a random id, and leaves it working", async () => {
     const random = '3f1c0c7e-6a7b-4c5d-9e8f-0a1b2c3d4e5f';
     for (const action of ['rotate', 'revoke']) {

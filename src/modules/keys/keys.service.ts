@@ -131,7 +131,7 @@ export function createKeysService({ db, events }: { db: Kysely<Database>; events
     },
 
     /**
-     * Issues a replacement with the same owner; the old key keeps working for the grace period
+     * Issues a replacement with the same owner (and the same lifetime, when the old key expires); the old key keeps working for the grace period
      * (default 24 h; 0 ends it now) so clients can switch without downtime, then fails.
      */
     async rotate(
@@ -154,7 +154,10 @@ export function createKeysService({ db, events }: { db: Kysely<Database>; events
           old.role === 'company'
             ? { role: 'company', companyId: old.company_id as string }
             : { role: 'operator', operatorId: old.operator_id as string };
-        const issued = await issueApiKey(trx, owner, { expiresInDays: options.expiresInDays });
+        // A key that expires is replaced by one with the same lifetime unless told otherwise: a rotation
+        // must not turn a company's 90-day keys into permanent ones without a word.
+        const expiresInDays = options.expiresInDays ?? sameLifetimeInDays(old);
+        const issued = await issueApiKey(trx, owner, { expiresInDays });
         const retired = await retireApiKey(trx, old.id, {
           replacedBy: issued.key.id,
           graceSeconds: Math.round(graceHours * 3600),
@@ -165,4 +168,11 @@ export function createKeysService({ db, events }: { db: Kysely<Database>; events
       return result;
     },
   };
+}
+
+/** The old key's lifetime in whole days (at least one), or undefined when it never expires. */
+function sameLifetimeInDays(key: { created_at: Date; expires_at: Date | null }): number | undefined {
+  if (!key.expires_at) return undefined;
+  const days = Math.round((key.expires_at.getTime() - key.created_at.getTime()) / 86_400_000);
+  return Math.min(MAX_EXPIRES_IN_DAYS, Math.max(1, days));
 }
