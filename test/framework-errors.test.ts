@@ -36,9 +36,11 @@ const asRaw = (res: { statusCode: number; headers: Record<string, unknown>; body
 });
 
 describe('errors raised before a route runs', () => {
-  it('answers a path that is not valid percent-encoding with 400 BAD_REQUEST in the envelope', async () => {
+  it('answers a path that is not valid percent-encoding with 400 VALIDATION_FAILED naming the path', async () => {
     for (const url of ['/api/v1/external/reports/submissions/%zz', '/api/v1/admin/keys/%E0%A4%A/revoke', '/api/v1/files/%']) {
-      expectEnvelope(asRaw(await t.app.inject({ method: 'GET', url })), 400, 'BAD_REQUEST');
+      const res = asRaw(await t.app.inject({ method: 'GET', url }));
+      expectEnvelope(res, 400, 'VALIDATION_FAILED');
+      expect(JSON.parse(res.body).data.errors).toEqual([{ field: 'path', message: expect.stringContaining('percent-encoding') }]);
     }
   });
 

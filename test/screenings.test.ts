@@ -144,6 +144,17 @@ describe('screening a customer file', () => {
     expect(done).toMatchObject({ status: 'done', rowsRead: 3, rowsScreened: 3, errors: 1 });
   });
 
+  it('answers a CSV sent as the body itself with 415 saying how to send it', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: PATH,
+      headers: { ...key(bank.apiKey), 'content-type': 'text/csv' },
+      payload: `label,value\nphone,${localPhone()}\n`,
+    });
+    expect(res.statusCode).toBe(415);
+    expect(res.json().message).toContain('multipart/form-data, in the field "file"');
+  });
+
   it('refuses, naming the file, an upload of two files and a file without its header line, and fails their jobs', async () => {
     const csv = `label,value,ref\nphone,${localPhone()},a\n`;
     const two = multipart([

@@ -40,10 +40,19 @@ describe('watchlists', () => {
     const results = res.json().data.results;
     expect(results).toHaveLength(6);
     expect(results[0].id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(results[1].error.code).toBe('VALIDATION_FAILED');
-    expect(results[2].error.message).toContain('label');
-    expect(results[3].error).toEqual({ code: 'DUPLICATE', message: 'is the same identifier as items/0' });
-    expect(results[4].error).toEqual({ code: 'DUPLICATE', message: 'is already on the watchlist' });
+    // Each error names its item's field, and its message reads on its own ("BVN must be 11 digits").
+    expect(results[1].error).toEqual({
+      code: 'VALIDATION_FAILED',
+      field: 'items/1/value',
+      message: expect.stringMatching(/^BVN /),
+    });
+    expect(results[2].error).toEqual({
+      code: 'VALIDATION_FAILED',
+      field: 'items/2/label',
+      message: expect.stringContaining('phone'),
+    });
+    expect(results[3].error).toEqual({ code: 'DUPLICATE', field: 'items/3/value', message: 'is the same identifier as items/0' });
+    expect(results[4].error).toEqual({ code: 'DUPLICATE', field: 'items/4/value', message: 'is already on the watchlist' });
     expect(results[5].id).toBeDefined();
     // The error never echoes the value.
     expect(JSON.stringify(results)).not.toContain(bvn);

@@ -56,7 +56,10 @@ async function addOne(event: Event): Promise<void> {
     // The item's own error, placed beside the value it is about.
     return showFieldErrors(
       form,
-      { message: 'Not added.', data: { errors: [{ field: 'value', message: result.error.message }] } },
+      {
+        message: 'Not added.',
+        data: { errors: [{ field: result.error.field.replace(/^items\/\d+\//, ''), message: result.error.message }] },
+      },
       byId('watch-message'),
     );
   }

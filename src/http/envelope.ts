@@ -98,7 +98,7 @@ function article(type: string): string {
 }
 
 /** Fastify's own failures, mapped onto our codes. */
-function toAppError(error: FastifyError): AppError | undefined {
+function toAppError(error: FastifyError, request: FastifyRequest): AppError | undefined {
   if (error instanceof AppError) return error;
   if (error.validation) {
     const seen = new Set<string>();
@@ -123,7 +123,13 @@ function toAppError(error: FastifyError): AppError | undefined {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type; send application/json');
+      // An upload route takes a file, not JSON: say what it does take.
+      return new AppError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        (request.routeOptions.schema as { consumes?: string[] } | undefined)?.consumes?.includes('multipart/form-data')
+          ? 'Unsupported content type; send the file as multipart/form-data, in the field "file"'
+          : 'Unsupported content type; send application/json',
+      );
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('VALIDATION_FAILED', 'The Content-Length header does not match the body');
   }
@@ -184,7 +190,7 @@ export function errorBody(request: FastifyRequest, error: AppError): ErrorBody {
 
 /** Renders every error as the envelope; unexpected ones are logged in full and answered without detail. */
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  let appError = toAppError(error);
+  let appError = toAppError(error, request);
   if (!appError) {
     request.log.error({ err: error }, 'unexpected error');
     appError = new AppError('INTERNAL', 'Internal server error');

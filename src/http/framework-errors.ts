@@ -18,7 +18,11 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH')
     return errorHandler(new AppError('URI_TOO_LONG', 'A path parameter is too long'), request, reply);
   if (error.code === 'FST_ERR_BAD_URL')
-    return errorHandler(new AppError('BAD_REQUEST', 'The path is not valid percent-encoding'), request, reply);
+    return errorHandler(
+      AppError.validation([{ field: 'path', message: 'is not valid percent-encoding (a % must be followed by two hex digits)' }]),
+      request,
+      reply,
+    );
   return errorHandler(error, request, reply);
 }
 

@@ -151,7 +151,10 @@ export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists:
           );
           const errors = [
             ...bad,
-            ...results.flatMap((r, i) => ('error' in r ? [{ line: items[i]?.line ?? 0, message: r.error.message }] : [])),
+            // A line's error names its column only when it is not the value (the value's message names its kind).
+            ...results.flatMap((r, i) =>
+              'error' in r ? [{ line: items[i]?.line ?? 0, message: lineMessage(r.error.field, r.error.message) }] : [],
+            ),
           ];
           if (errors.length > 0) {
             await trx
@@ -243,3 +246,8 @@ export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists:
 }
 
 export type WatchlistImports = ReturnType<typeof createWatchlistImports>;
+
+/** "label must be one of: ..." for a bad label; a value's own message ("BVN must be 11 digits") as it is. */
+function lineMessage(field: string, message: string): string {
+  return field.endsWith('/label') ? `label ${message}` : message;
+}

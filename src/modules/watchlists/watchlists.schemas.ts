@@ -31,7 +31,13 @@ export const AddWatchlistBody = Type.Object(
 
 const ItemResult = Type.Union([
   Type.Object({ id: Type.String({ format: 'uuid' }) }),
-  Type.Object({ error: Type.Object({ code: Type.String(), message: Type.String() }) }),
+  Type.Object({
+    error: Type.Object({
+      code: Type.String({ description: '`VALIDATION_FAILED` or `DUPLICATE` (the same identifier as an earlier item)' }),
+      field: Type.String({ description: "The item's field at fault, as `items/3/value`" }),
+      message: Type.String(),
+    }),
+  }),
 ]);
 
 export const AddWatchlistResponse = Envelope(

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { AppError, type FieldError } from '../../http/errors.js';
-import { isIdentifierLabel } from '../../identifiers/normalize.js';
+import { IDENTIFIER_LABELS, isIdentifierLabel } from '../../identifiers/normalize.js';
 import type { SealedIdentifier, SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import { isUuid } from '../ids.js';
 
@@ -14,7 +14,7 @@ export interface WatchlistItemInput {
   ref?: string | undefined;
 }
 
-export type WatchlistItemResult = { id: string } | { error: { code: string; message: string } };
+export type WatchlistItemResult = { id: string } | { error: { code: string; field: string; message: string } };
 
 export interface WatchlistEntryView {
   id: string;
@@ -35,11 +35,13 @@ export function createWatchlistsService(deps: { db: Kysely<Database>; identifier
    * Normalises and seals one item, or says why it cannot be watched. The value is sealed to the
    * company (as its record) and the entry's own row id, so a token moved to another row fails to open.
    */
-  function sealItem(companyId: string, item: WatchlistItemInput): SealedIdentifier | { error: string } {
-    if (!isIdentifierLabel(item.label)) return { error: `label must be one of the identifier labels` };
+  function sealItem(companyId: string, item: WatchlistItemInput): SealedIdentifier | { error: FieldError } {
+    if (!isIdentifierLabel(item.label)) {
+      return { error: { field: 'label', message: `must be one of: ${IDENTIFIER_LABELS.join(', ')}` } };
+    }
     const errors: FieldError[] = [];
     const [sealed] = identifiers.seal([{ label: item.label, value: item.value }], { companyId, recordId: companyId }, errors);
-    if (!sealed) return { error: `value ${errors[0]?.message ?? 'is not valid'}` };
+    if (!sealed) return { error: { field: 'value', message: errors[0]?.message ?? 'is not valid' } };
     return sealed;
   }
 
@@ -56,13 +58,16 @@ export function createWatchlistsService(deps: { db: Kysely<Database>; identifier
       items.forEach((item, i) => {
         const sealed = sealItem(companyId, item);
         if ('error' in sealed) {
-          results[i] = { error: { code: 'VALIDATION_FAILED', message: sealed.error } };
+          const { field, message } = sealed.error;
+          results[i] = { error: { code: 'VALIDATION_FAILED', field: `items/${i}/${field}`, message } };
           return;
         }
         const key = `${sealed.row.label}\u0000${sealed.row.blind_index.toString('hex')}`;
         const first = seen.get(key);
         if (first !== undefined) {
-          results[i] = { error: { code: 'DUPLICATE', message: `is the same identifier as items/${first}` } };
+          results[i] = {
+            error: { code: 'DUPLICATE', field: `items/${i}/value`, message: `is the same identifier as items/${first}` },
+          };
           return;
         }
         seen.set(key, i);
@@ -79,7 +84,7 @@ export function createWatchlistsService(deps: { db: Kysely<Database>; identifier
         for (const row of rows) {
           results[row.position] = stored.has(row.id)
             ? { id: row.id }
-            : { error: { code: 'DUPLICATE', message: 'is already on the watchlist' } };
+            : { error: { code: 'DUPLICATE', field: `items/${row.position}/value`, message: 'is already on the watchlist' } };
         }
       }
       return results;
