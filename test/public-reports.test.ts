@@ -139,6 +139,25 @@ describe('POST /api/v1/public/reports', () => {
     }
   });
 
+  it('still caps every attempt, refused ones included, at six times the limit', async () => {
+    const limited = await buildTestApp({ config: { publicReportsPerHour: 2 } });
+    try {
+      const send = (body: object) =>
+        limited.app.inject({ method: 'POST', url: '/api/v1/public/reports', remoteAddress: '198.51.100.10', payload: body });
+      for (let i = 0; i < 12; i++)
+        expect((await send(publicBody(uniquePhone(), { eventDate: '22/11/2026' }))).statusCode).toBe(400);
+      const capped = await send(publicBody(uniquePhone()));
+      expect(capped.statusCode).toBe(429);
+      expect(capped.json()).toMatchObject({
+        message: expect.stringContaining('Too many attempts'),
+        data: { code: 'RATE_LIMITED' },
+      });
+      expect(Number(capped.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('counts the client behind a trusted proxy by X-Forwarded-For, and ignores the header otherwise', async () => {
     const viaProxy = (app: TestApp, client: string) =>
       app.app.inject({

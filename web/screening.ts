@@ -104,6 +104,8 @@ export function initScreening(): void {
       sending = false;
     });
     sent.hidden = true;
+    // A "still being sent" said to a second press no longer holds.
+    tell(message, '');
     if (!data) {
       status.textContent = '';
       return tell(message, error?.message ?? 'The file could not be sent.', 'error');

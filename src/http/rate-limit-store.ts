@@ -7,6 +7,11 @@ export interface CounterStore {
   incr(key: string, callback: Callback, timeWindow: number, max: number): void;
   /** Counts `n` more hits in the key's current window (a batch's items beyond its first). */
   add(key: string, n: number, timeWindow: number): Promise<{ current: number; ttl: number }>;
+  /**
+   * Takes back one hit of the key's current window, if it has one: never below zero, never a new
+   * window, the window's end unchanged (a refused request given back, decision 0115).
+   */
+  giveBack(key: string): Promise<void>;
   /** A store for one route with its own limit; the plugin passes the route's merged options, `routeInfo` among them. */
   child(routeOptions: object): CounterStore;
 }
@@ -44,6 +49,11 @@ export class MemoryCounterStore implements CounterStore {
     return { current: window.count, ttl: counted.ttl };
   }
 
+  async giveBack(key: string): Promise<void> {
+    const window = this.windows.get(key);
+    if (window && window.resetAt > Date.now() && window.count > 0) window.count--;
+  }
+
   private readonly children = new Map<string, MemoryCounterStore>();
 
   /** One store per route, found again by name (a refused request's count is given back to it). */
@@ -66,8 +76,15 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return { current, ttl }`;
 
+// DECR keeps the key's expiry; a key already gone (its window over) is not brought back.
+const GIVE_BACK_SCRIPT = `
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+if current > 0 then redis.call('DECR', KEYS[1]) end
+return current`;
+
 type RedisWithCounter = RedisLink['client'] & {
   redflagCount?: (key: string, windowMs: number, by?: number) => Promise<[number, number]>;
+  redflagGiveBack?: (key: string) => Promise<number>;
 };
 
 /**
@@ -85,6 +102,7 @@ export class RedisCounterStore implements CounterStore {
   ) {
     this.client = redis.client as RedisWithCounter;
     if (!this.client.redflagCount) this.client.defineCommand('redflagCount', { numberOfKeys: 1, lua: INCR_SCRIPT });
+    if (!this.client.redflagGiveBack) this.client.defineCommand('redflagGiveBack', { numberOfKeys: 1, lua: GIVE_BACK_SCRIPT });
   }
 
   incr(key: string, callback: Callback, timeWindow: number, max: number): void {
@@ -111,6 +129,18 @@ export class RedisCounterStore implements CounterStore {
     } catch (error) {
       this.redis.noteFailure(error);
       return this.fallback.add(key, n, timeWindow);
+    }
+  }
+
+  async giveBack(key: string): Promise<void> {
+    const giveBack = this.client.redflagGiveBack;
+    // Redis not ready: the hit was counted in this process, so it is given back here.
+    if (!this.redis.isReady() || !giveBack) return this.fallback.giveBack(key);
+    try {
+      await giveBack.call(this.client, this.namespace + key);
+    } catch (error) {
+      this.redis.noteFailure(error);
+      await this.fallback.giveBack(key);
     }
   }
 

@@ -22,6 +22,9 @@ function storeClass(store: CounterStore) {
     add(...args: Parameters<CounterStore['add']>) {
       return store.add(...args);
     }
+    giveBack(key: string) {
+      return store.giveBack(key);
+    }
     child(routeOptions: Parameters<CounterStore['child']>[0]) {
       return store.child(routeOptions);
     }
@@ -76,14 +79,35 @@ export async function registerRateLimit(
     // The header said what was left before the items beyond the first were counted.
     reply.header('ratelimit-remaining', String(Math.max(0, max - current)));
   });
-  // A route that counts only what it accepted gives a refused request's count back: a person
-  // correcting a form is not spending the allowance meant to stop a flood of reports.
-  app.addHook('onResponse', async (request, reply) => {
+  // A route that counts only what it accepted (decision 0115) gives a refused request's count back,
+  // so a person correcting a form keeps the allowance meant to stop a flood of reports; every
+  // attempt, refused or not, still counts against a looser cap of its own.
+  const countsOnlyAccepted = (request: FastifyRequest) => {
     const limit = request.routeOptions.config.rateLimit as ClientAddressLimit | undefined;
-    if (!limit?.countsOnlyAccepted || reply.statusCode < 400 || reply.statusCode >= 500 || reply.statusCode === 429) return;
+    if (!limit?.countsOnlyAccepted) return undefined;
     const routeStore = store.child({ routeInfo: { method: request.routeOptions.method, url: request.routeOptions.url } });
+    return { limit, routeStore, key: `ip:${normalizeIP(request.ip)}` };
+  };
+  app.addHook('onRequest', async (request) => {
+    const route = countsOnlyAccepted(request);
+    if (!route) return;
+    const { current, ttl } = await route.routeStore.add(`attempts:${route.key}`, 1, route.limit.timeWindow);
+    if (current > route.limit.attemptsMax) {
+      const retryAfter = Math.max(1, Math.ceil(ttl / 1000));
+      throw new AppError(
+        'RATE_LIMITED',
+        `Too many attempts from this address (${route.limit.attemptsMax} ${describeWindow(route.limit.timeWindow)}, refused ones included); retry in ${retryAfter} s`,
+        { retryAfter },
+      );
+    }
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const status = reply.statusCode;
+    if (status < 400 || status >= 500 || status === 429) return;
+    const route = countsOnlyAccepted(request);
+    if (!route) return;
     try {
-      await routeStore.add(`ip:${normalizeIP(request.ip)}`, -1, limit.timeWindow);
+      await route.routeStore.giveBack(route.key);
     } catch (error) {
       request.log.warn({ err: error }, 'could not give back a refused request to its rate limit');
     }
@@ -108,25 +132,31 @@ export async function registerRateLimit(
   });
 }
 
-type ClientAddressLimit = RateLimitOptions & { timeWindow: number; countsOnlyAccepted: boolean };
+type ClientAddressLimit = RateLimitOptions & { timeWindow: number; countsOnlyAccepted: boolean; attemptsMax: number };
+
+/** With `countsOnlyAccepted`, how many attempts (refused ones included) an address may make, as a multiple of `max`. */
+const ATTEMPTS_PER_ACCEPTED = 6;
 
 /**
  * For a public route: a limit per client address (IPv6 by /64), e.g.
  * `config: { rateLimit: clientAddressRateLimit({ max: 10, timeWindow: 3_600_000 }) }`
  * (a plain `config: { rateLimit: { max, timeWindow } }` does the same on a public route; this
- * also counts per address on a route that has a key). Each route counts on its own unless
- * routes share a `groupId`. Behind a proxy, set Fastify's trustProxy so `request.ip` is the client's.
+ * also counts per address on a route that has a key). Each route counts on its own. Behind a
+ * proxy, set Fastify's trustProxy so `request.ip` is the client's.
  */
 export function clientAddressRateLimit(options: {
   max: number;
   timeWindow?: number;
-  groupId?: string;
-  /** Refused requests (4xx other than 429) are not counted: only what the route accepted is. */
+  /**
+   * Refused requests (4xx other than 429) are given back: `max` counts what the route accepted.
+   * Every attempt still counts against `ATTEMPTS_PER_ACCEPTED × max` (a refusal costs work too).
+   */
   countsOnlyAccepted?: boolean;
 }): ClientAddressLimit {
   const windowMs = options.timeWindow ?? MINUTE_MS;
   return {
     countsOnlyAccepted: options.countsOnlyAccepted ?? false,
+    attemptsMax: options.max * ATTEMPTS_PER_ACCEPTED,
     max: options.max,
     timeWindow: windowMs,
     keyGenerator: (request: FastifyRequest) => `ip:${normalizeIP(request.ip)}`,
@@ -140,7 +170,6 @@ export function clientAddressRateLimit(options: {
         { retryAfter },
       );
     },
-    ...(options.groupId ? { groupId: options.groupId } : {}),
   };
 }
 

@@ -62,13 +62,23 @@ export class RecordGuard extends Transform {
   /** The lines of a record whose quoted value is still open, and their bytes. */
   #held: Buffer[] = [];
   #heldBytes = 0;
+  /** Whether the file's first bytes were looked at for a byte-order mark. */
+  #bomChecked = false;
 
   constructor(maxBytes: number) {
     super();
     this.#maxBytes = maxBytes;
   }
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+  override _transform(input: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    // A byte-order mark goes here, not in csv-parse: left in, a quote opening the first field
+    // would be mid-field to the guard and opening to csv-parse, which then read the whole file
+    // as one quoted value.
+    let chunk = input;
+    if (!this.#bomChecked && chunk.length > 0) {
+      this.#bomChecked = true;
+      if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
+    }
     this.#crLines ??= endsLinesWithCr(chunk);
     const data = this.#crLines ? crToNewline(chunk) : chunk;
     const out: Buffer[] = [];

@@ -47,7 +47,6 @@ const HEADER_MESSAGE = `${HEADER_RULE}; put that line first and start a new scre
 export async function* readChunks(file: Readable): AsyncGenerator<FileChunk> {
   const guard = new RecordGuard(MAX_RECORD_BYTES);
   const parser = new NumberedParser({
-    bom: true,
     relax_column_count: true,
     skip_empty_lines: true,
     trim: true,

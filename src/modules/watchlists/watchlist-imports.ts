@@ -91,7 +91,6 @@ export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists:
       let header: Columns | undefined;
       let headerRead = false;
       const parser = parse({
-        bom: true,
         columns: (fields: string[]) => {
           headerRead = true;
           header = headerColumns(fields);
@@ -104,11 +103,16 @@ export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists:
         trim: true,
         info: true,
         skip_records_with_error: true,
+        // Never reached (the guard keeps records shorter): a second fence against a field gathering the file.
+        max_record_size: MAX_RECORD_BYTES * 2,
       });
       const skipped: Array<{ line: number; message: string }> = [];
       parser.on('skip', (err: { lines?: number; code?: string }) => {
+        const line = err.lines ?? processed + 1;
+        // A resumed file's lines already read were counted then.
+        if (line <= processed) return;
         // The code only: csv-parse's message quotes the value.
-        skipped.push({ line: err.lines ?? processed + 1, message: `is not valid CSV (${err.code ?? 'unreadable'})` });
+        skipped.push({ line, message: `is not valid CSV (${err.code ?? 'unreadable'})` });
       });
       // A broken upload ends the parse gracefully (what arrived is still read); the lines after the
       // last committed batch are read again on resume. Every way a stream can break counts: an
@@ -221,7 +225,16 @@ export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists:
         if (!broken) {
           if (!header) throw refuseFile(headerRead ? HEADER_RULE : `The file is empty. ${HEADER_RULE}`);
           // A second file would otherwise be dropped without a word while this one is taken for the whole upload.
-          await noOtherFile?.();
+          await noOtherFile?.().catch((err: unknown) => {
+            throw err instanceof AppError
+              ? AppError.validation([
+                  {
+                    field: 'file',
+                    message: `send exactly one file, in the field "file"; the lines read so far (${processed}) are kept: send that one file again to this import to go on`,
+                  },
+                ])
+              : err;
+          });
           if (held) take(held);
           done = true;
           await flush(Math.max(processed, parser.info.lines - (endsWithNewline ? 1 : 0)));
