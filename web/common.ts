@@ -108,6 +108,36 @@ export const REPORT_FORM_IN_WORDS = {
   identifiers: 'Give at least one detail of the suspect, such as a phone number or an account number',
 };
 
+/**
+ * A form whose request goes once at a time: a second press of Enter or of its button while the
+ * first is on its way does nothing (it filed the same report twice). The page never navigates.
+ */
+export function onSubmitOnce(form: HTMLFormElement, handler: (event: SubmitEvent) => Promise<unknown>): void {
+  let busy = false;
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    if (busy) return;
+    busy = true;
+    form.setAttribute('aria-busy', 'true');
+    void handler(event as SubmitEvent).finally(() => {
+      busy = false;
+      form.removeAttribute('aria-busy');
+    });
+  });
+}
+
+/** A button whose action goes once at a time, as `onSubmitOnce`. */
+export function onClickOnce(button: HTMLElement, handler: () => Promise<unknown>): void {
+  let busy = false;
+  button.addEventListener('click', () => {
+    if (busy) return;
+    busy = true;
+    void handler().finally(() => {
+      busy = false;
+    });
+  });
+}
+
 /** Removes the field errors an earlier answer placed in the form. */
 export function clearFieldErrors(form: HTMLElement): void {
   for (const old of form.querySelectorAll('.field-error')) old.remove();

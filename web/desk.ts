@@ -6,6 +6,7 @@ import {
   FRAUD_TYPES,
   LABELS,
   loadBanks,
+  onSubmitOnce,
   option,
   REPORT_FORM_IN_WORDS,
   showDone,
@@ -14,7 +15,7 @@ import {
 import { initCompanies, loadCompanies, loadSafelist } from './companies.js';
 import { initDisputes, loadDisputes, startDispute } from './disputes.js';
 import { EvidenceList } from './evidence.js';
-import { identifierRow, readIdentifiers, resetIdentifierRows, wireAddIdentifier } from './identifier-rows.js';
+import { identifierRow, missingBanks, readIdentifiers, resetIdentifierRows, wireAddIdentifier } from './identifier-rows.js';
 import { initKeys, loadKeys } from './keys.js';
 import { initModeration, loadQueue } from './moderation.js';
 import { initScreening, loadScreenings } from './screening.js';
@@ -238,13 +239,14 @@ const fileEvidence = new EvidenceList(
   byId('file-evidence-list'),
   '/api/v1/external/uploads',
 );
-byId<HTMLFormElement>('file-form').addEventListener('submit', async (event) => {
-  event.preventDefault();
-  const status = ((event as SubmitEvent).submitter as HTMLButtonElement | null)?.value === 'draft' ? 'draft' : 'published';
+onSubmitOnce(byId<HTMLFormElement>('file-form'), async (event) => {
+  const status = (event.submitter as HTMLButtonElement | null)?.value === 'draft' ? 'draft' : 'published';
   if (fileEvidence.busy()) {
     byId('file-message').textContent = 'The evidence files are still uploading. Save when each shows “added”.';
     return;
   }
+  const noBank = missingBanks(fileRows);
+  if (noBank) return showFieldErrors(byId('file-form'), noBank, byId('file-message'));
   const { data, error } = await api.POST('/api/v1/external/reports', {
     body: {
       fraudType: fileType.value as 'other',
@@ -267,6 +269,8 @@ byId<HTMLFormElement>('file-form').addEventListener('submit', async (event) => {
       ? `Saved as a draft (reference ${data.data.id}). The form is empty for the next report.`
       : `Published (reference ${data.data.id}). The form is empty for the next report.`,
   );
+  // Focus leaves the button: an Enter pressed again would send the empty form and answer with errors.
+  byId('file-message').focus();
 });
 
 initSubmissions();

@@ -22,7 +22,7 @@ export function identifierRow(
     <input id="${id}-value" class="id-value" data-field="identifiers/${index}/value" aria-describedby="${id}-hint">
     <div class="bank" hidden>
       <label for="${id}-bank">Bank of this account</label>
-      <select id="${id}-bank" class="id-bank"><option value="">Choose a bank</option></select>
+      <select id="${id}-bank" class="id-bank" data-field="identifiers/${index}/bank"><option value="">Choose a bank</option></select>
     </div>`;
   const label = row.querySelector('select.id-label') as HTMLSelectElement;
   for (const [value, text] of labels) label.append(option(value, text));
@@ -84,4 +84,22 @@ export function readIdentifiers(rows: HTMLElement): { label: Label; value: strin
     if (label === ('account' as Label) && bank && value) value = `${value.replace(/\s/g, '')}_${bank}`;
     return value ? [{ label, value }] : [];
   });
+}
+
+/**
+ * An account number with no bank chosen, said at its bank picker before anything is sent (the
+ * service would answer with the stored form `<number>_<bank slug>`, which is for integrators).
+ */
+export function missingBanks(
+  rows: HTMLElement,
+): { message: string; data: { errors: { field: string; message: string }[] } } | undefined {
+  const errors = [...rows.querySelectorAll('.identifier-row')].flatMap((row, index) => {
+    const label = (row.querySelector('select.id-label') as HTMLSelectElement).value;
+    const value = (row.querySelector('input.id-value') as HTMLInputElement).value.trim();
+    const bank = (row.querySelector('select.id-bank') as HTMLSelectElement).value;
+    return label === 'account' && value && !bank
+      ? [{ field: `identifiers/${index}/bank`, message: 'Choose the bank of this account' }]
+      : [];
+  });
+  return errors.length > 0 ? { message: 'Choose the bank of each account.', data: { errors } } : undefined;
 }

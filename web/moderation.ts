@@ -1,7 +1,25 @@
 // The operators' queue of public reports: read one decoded (audited), publish it, or reject it with a reason.
-import { api, byId, factPairs, fraudTypeName, identifierText, showFieldErrors } from './common.js';
+import {
+  api,
+  byId,
+  clearFieldErrors,
+  factPairs,
+  fraudTypeName,
+  identifierText,
+  onClickOnce,
+  onSubmitOnce,
+  showFieldErrors,
+} from './common.js';
 
 let current: string | null = null;
+// As the person filing saw them on the form.
+const REPORTERS: Record<string, string> = {
+  self: 'the victim',
+  witness: 'someone who saw it happen',
+  representative: 'someone reporting for the victim',
+  guest: 'someone else',
+};
+const STATUS: Record<string, string> = { draft: 'waiting for a decision', published: 'published', rejected: 'rejected' };
 const text = (tag: string, content: string) => Object.assign(document.createElement(tag), { textContent: content });
 
 export async function loadQueue(): Promise<void> {
@@ -34,9 +52,9 @@ async function openReport(id: string): Promise<void> {
   if (!data) return;
   const r = data.data.report;
   current = id;
-  byId('moderation-title').textContent = `${fraudTypeName(r.fraudType)} — ${r.status}`;
+  byId('moderation-title').textContent = `${fraudTypeName(r.fraudType)} — ${STATUS[r.status] ?? r.status}`;
   const facts: [string, string][] = [
-    ['Reported by', r.reportingEntity],
+    ['Reported by', REPORTERS[r.reportingEntity] ?? r.reportingEntity],
     ['Institution', r.financialInstitution],
     ['When', new Date(r.eventDate).toLocaleDateString('en-GB')],
     ['Victim', [r.victim?.name, r.victim?.email, r.victim?.phone].filter(Boolean).join(', ') || '—'],
@@ -48,6 +66,9 @@ async function openReport(id: string): Promise<void> {
   byId('moderation-reason').textContent = r.fraudReason;
   byId('moderation-identifiers').replaceChildren(...r.identifiers.map((i) => text('li', identifierText(i.label, i.value))));
   byId('moderation-message').textContent = '';
+  // The reason typed for another report, and its errors, are not this report's.
+  byId<HTMLTextAreaElement>('reject-reason').value = '';
+  clearFieldErrors(byId('reject-form'));
   byId('moderation-report').hidden = false;
   byId('moderation-report').focus();
 }
@@ -62,14 +83,13 @@ async function decided(message: string): Promise<void> {
 }
 
 export function initModeration(): void {
-  byId('moderation-publish').addEventListener('click', async () => {
+  onClickOnce(byId('moderation-publish'), async () => {
     if (!current) return;
     const { data, error } = await api.POST('/api/v1/admin/public-reports/{id}/publish', { params: { path: { id: current } } });
     if (!data) byId('moderation-message').textContent = error?.message ?? 'That did not work.';
     else await decided('published');
   });
-  byId<HTMLFormElement>('reject-form').addEventListener('submit', async (event) => {
-    event.preventDefault();
+  onSubmitOnce(byId<HTMLFormElement>('reject-form'), async () => {
     if (!current) return;
     const reason = byId<HTMLTextAreaElement>('reject-reason').value;
     const { data, error } = await api.POST('/api/v1/admin/public-reports/{id}/reject', {

@@ -11,7 +11,7 @@ import {
   showFieldErrors,
 } from './common.js';
 import { EvidenceList } from './evidence.js';
-import { identifierRow, readIdentifiers, wireAddIdentifier } from './identifier-rows.js';
+import { identifierRow, missingBanks, readIdentifiers, wireAddIdentifier } from './identifier-rows.js';
 
 const form = byId<HTMLFormElement>('report-form');
 const message = byId('form-message');
@@ -30,13 +30,17 @@ wireAddIdentifier(byId<HTMLButtonElement>('add-identifier'), rows, LABELS);
 
 const evidence = new EvidenceList(byId<HTMLInputElement>('evidence'), byId('evidence-list'), '/api/v1/public/uploads');
 
-// Someone reporting for another person is asked about themselves too.
+// Someone reporting for another person is asked about themselves too; the victim is "you"
+// when it happened to the person filing (the choice checked when the page opens).
+const syncReporter = () => {
+  const self = form.querySelector<HTMLInputElement>('input[name=reportingEntity]:checked')?.value === 'self';
+  byId('reporter').hidden = self;
+  byId('victim-legend').textContent = self ? 'About you' : 'About the person who lost money';
+};
 for (const radio of form.querySelectorAll<HTMLInputElement>('input[name=reportingEntity]')) {
-  radio.addEventListener('change', () => {
-    byId('reporter').hidden = radio.value === 'self';
-    byId('victim-legend').textContent = radio.value === 'self' ? 'About you' : 'About the person who lost money';
-  });
+  radio.addEventListener('change', syncReporter);
 }
+syncReporter();
 
 const text = (id: string) => byId<HTMLInputElement>(id).value.trim();
 function contact(prefix: string): Record<string, string> | undefined {
@@ -58,6 +62,8 @@ form.addEventListener('submit', async (event) => {
     message.textContent = 'Your files are still uploading. Please send the report when each shows “added”.';
     return;
   }
+  const noBank = missingBanks(rows);
+  if (noBank) return showFieldErrors(form, noBank, message);
   const submit = byId<HTMLButtonElement>('submit');
   submit.disabled = true;
   message.textContent = 'Sending…';

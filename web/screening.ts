@@ -2,7 +2,7 @@
 // then follow the job as it screens (rows, matches, rows a second, expected finish) and download
 // the matched and the rejected rows. The download links name only the job, never a value.
 import { type paths, uploadFile } from '../client/src/index.js';
-import { api, byId, tell } from './common.js';
+import { api, byId, showFieldErrors, tell } from './common.js';
 
 /** A job as the service describes it (GET /api/v1/external/screenings/{id}). */
 type Job = paths['/api/v1/external/screenings/{id}']['get']['responses'][200]['content']['application/json']['data']['job'];
@@ -108,7 +108,8 @@ export function initScreening(): void {
     tell(message, '');
     if (!data) {
       status.textContent = '';
-      return tell(message, error?.message ?? 'The file could not be sent.', 'error');
+      // The reason is the file's own error (its header, a second file), said beside the file field.
+      return showFieldErrors(byId('screen-form'), error ?? { message: 'The file could not be sent.' }, message);
     }
     await follow(data.data.job.id);
   });

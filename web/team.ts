@@ -1,6 +1,6 @@
 // A company admin's pages: the team (invite, change a role, remove; the invite link is shown once,
 // to hand over) and the company's audit trail, paged. Both through the typed client only.
-import { api, byId, clearFieldErrors, labelName, option, showFieldErrors } from './common.js';
+import { api, byId, clearFieldErrors, labelName, onSubmitOnce, option, showFieldErrors } from './common.js';
 
 const ROLES: [string, string][] = [
   ['viewer', 'Viewer — search only'],
@@ -27,15 +27,30 @@ export async function loadTeam(): Promise<void> {
     select.setAttribute('aria-label', `Role of ${user.email}`);
     for (const [value, text] of ROLES) select.append(option(value, text.split(' — ')[0] as string));
     select.value = user.role;
-    select.addEventListener('change', async () => {
+    // Chosen, then saved with its own button: arrow keys on a list change its value, and browsing
+    // the roles with the keyboard must not make someone an admin.
+    const save = Object.assign(document.createElement('button'), {
+      type: 'button',
+      className: 'secondary cell-control',
+      textContent: 'Save role',
+      disabled: true,
+    });
+    save.setAttribute('aria-label', `Save the role of ${user.email}`);
+    select.addEventListener('change', () => {
+      save.disabled = select.value === user.role;
+    });
+    save.addEventListener('click', async () => {
+      save.disabled = true;
       const { error: failed } = await api.PATCH('/api/v1/external/users/{userId}', {
         params: { path: { userId: user.id } },
         body: { role: select.value as 'viewer' },
       });
       message.textContent = failed ? failed.message : `${user.email} is now ${select.value}; they sign in again.`;
       await loadTeam();
+      // The table was drawn again: the keyboard goes back to this person's role.
+      document.querySelector<HTMLElement>(`select[aria-label="${CSS.escape(`Role of ${user.email}`)}"]`)?.focus();
     });
-    roleCell.append(select);
+    roleCell.append(select, save);
     const actions = document.createElement('td');
     const remove = Object.assign(document.createElement('button'), {
       type: 'button',
@@ -93,11 +108,22 @@ const OUTSIDE_ACTORS = { another_member: 'another member', operators: 'the opera
 let auditPage = 1;
 const AUDIT_LIMIT = 20;
 
+/** Who a user id is, by name (or address before they set one): the trail names people, not ids. */
+async function peopleByUserId(): Promise<Map<string, string>> {
+  const { data } = await api.GET('/api/v1/external/users');
+  return new Map((data?.data.users ?? []).map((u) => [u.id, u.name || u.email]));
+}
+
+let auditLoads = 0;
+
 export async function loadAudit(): Promise<void> {
+  // Only the latest load draws: an earlier one answering later must not replace a filtered page.
+  const load = ++auditLoads;
   const action = byId<HTMLSelectElement>('audit-action').value || undefined;
   const { data, error } = await api.GET('/api/v1/external/audit', {
     params: { query: { page: auditPage, limit: AUDIT_LIMIT, ...(action ? { action } : {}) } },
   });
+  if (load !== auditLoads) return;
   if (!data) {
     byId('audit-count').textContent = error?.message ?? 'Could not load the audit trail.';
     return;
@@ -107,6 +133,8 @@ export async function loadAudit(): Promise<void> {
   byId('audit-count').textContent = `${meta.total} event${meta.total === 1 ? '' : 's'} · page ${meta.page} of ${pages}`;
   byId<HTMLButtonElement>('audit-previous').disabled = auditPage <= 1;
   byId<HTMLButtonElement>('audit-next').disabled = auditPage >= pages;
+  const names = await peopleByUserId();
+  if (load !== auditLoads) return;
   const body = byId('audit-rows');
   body.replaceChildren();
   for (const event of events) {
@@ -115,7 +143,7 @@ export async function loadAudit(): Promise<void> {
       event.actor !== 'company'
         ? OUTSIDE_ACTORS[event.actor]
         : event.userId
-          ? `user ${event.userId.slice(0, 8)}`
+          ? (names.get(event.userId) ?? `user ${event.userId.slice(0, 8)}`)
           : `key ${(event.keyId ?? '').slice(0, 8)}`;
     // What was searched is never shown, only its label and how many reports matched.
     const what = event.label
@@ -136,9 +164,11 @@ export async function loadAudit(): Promise<void> {
 export function initTeam(): void {
   const role = byId<HTMLSelectElement>('invite-role');
   for (const [value, text] of ROLES) role.append(option(value, text));
-  byId<HTMLFormElement>('invite-form').addEventListener('submit', async (event) => {
-    event.preventDefault();
+  onSubmitOnce(byId<HTMLFormElement>('invite-form'), async () => {
     const form = byId('invite-form');
+    // The last person's one-time link must not stay beside this invitation's answer.
+    byId('invite-result').hidden = true;
+    byId<HTMLInputElement>('invite-link').value = '';
     const { data, error } = await api.POST('/api/v1/external/users', {
       body: { email: byId<HTMLInputElement>('invite-email').value, role: role.value as 'viewer' },
     });

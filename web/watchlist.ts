@@ -1,7 +1,7 @@
 // The company's watchlist: identifiers of its own customers that Redflag watches (a report naming one
 // raises a signed webhook). Add one, remove one, or import a CSV of up to 1,000,000 lines with its
 // progress shown while it runs and every bad line listed by number afterwards.
-import { api, byId, clearFieldErrors, LABELS, option, showFieldErrors } from './common.js';
+import { api, byId, clearFieldErrors, LABELS, option, showFieldErrors, tell } from './common.js';
 
 const PAGE = 20;
 
@@ -50,15 +50,28 @@ async function addOne(event: Event): Promise<void> {
       ],
     },
   });
-  if (!data) return showFieldErrors(form, error, byId('watch-message'));
+  // The form is one item of the batch the service takes: its fields are named as the form's own.
+  const formFields = (errors: { field: string; message: string }[] = []) =>
+    errors.map((e) => ({ ...e, field: e.field.replace(/^items\/\d+\//, '') }));
+  if (!data) {
+    return showFieldErrors(
+      form,
+      { message: error?.message, data: { errors: formFields(error?.data?.errors) } },
+      byId('watch-message'),
+    );
+  }
   const result = data.data.results[0];
+  if (result && 'error' in result && result.error.code === 'DUPLICATE') {
+    clearFieldErrors(form);
+    return tell(byId('watch-message'), 'That is already on your watchlist: nothing was added.', 'ok');
+  }
   if (result && 'error' in result) {
     // The item's own error, placed beside the value it is about.
     return showFieldErrors(
       form,
       {
         message: 'Not added.',
-        data: { errors: [{ field: result.error.field.replace(/^items\/\d+\//, ''), message: result.error.message }] },
+        data: { errors: formFields([result.error]) },
       },
       byId('watch-message'),
     );

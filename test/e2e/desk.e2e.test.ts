@@ -144,6 +144,8 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await page.keyboard.press('ArrowDown');
     expect(await page.inputValue('#file-fraudType')).not.toBe('');
     await tabTo(page, '#file-form button[value=published]');
+    // Enter pressed twice before the answer: one report, not two.
+    await page.keyboard.press('Enter');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.textContent('#file-message')).toContain('Published');
     // The form is empty again, so a second press cannot file the same report twice.
@@ -314,8 +316,12 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await page.click('#invite-form button[type=submit]');
     await expect.poll(() => page.inputValue('#invite-link')).toContain('/invitations/accept?token=');
     await expect.poll(() => page.textContent('#team-rows')).toContain(colleague);
+    // Choosing a role saves nothing (arrow keys choose too); its own button saves it.
     await page.selectOption(`select[aria-label="Role of ${colleague}"]`, 'viewer');
+    expect(await page.textContent('#team-message')).not.toContain('is now viewer');
+    await page.click(`button[aria-label="Save the role of ${colleague}"]`);
     await expect.poll(() => page.textContent('#team-message')).toContain('is now viewer');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Role of ${colleague}`);
     const users = await t.app.inject({ method: 'GET', url: '/api/v1/external/users', headers: key(company.apiKey) });
     const invited = (users.json().data.users as Array<{ email: string; role: string }>).find((u) => u.email === colleague);
     expect(invited?.role).toBe('viewer');
@@ -350,9 +356,12 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await page.click('button[data-view="audit"]');
     await page.selectOption('#audit-action', 'search');
     await page.click('#audit-filter button[type=submit]');
+    // Only searches, their action in words (the unfiltered page drawn on opening is replaced).
+    await expect
+      .poll(async () => [...new Set(await page.locator('#audit-rows td:nth-child(2)').allTextContents())])
+      .toEqual(['Search']);
     // The search made earlier in this session: its kind and count, never the value searched for.
-    await expect.poll(() => page.textContent('#audit-rows')).toContain('Phone number · 1 found');
-    expect(await page.locator('#audit-rows td:nth-child(2)').first().textContent()).toBe('Search');
+    expect(await page.textContent('#audit-rows')).toContain('Phone number · 1 found');
     expect(await page.textContent('#audit-rows')).not.toContain('8031234567');
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
@@ -366,6 +375,10 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await page.click('button[data-view="watchlist"]');
     await expect.poll(() => page.textContent('#watch-count')).toContain('0 identifiers watched');
     await page.selectOption('#watch-label', 'phone');
+    // An empty value: said beside the field, with no "items/0/value" in sight.
+    await page.click('#watch-form button[type=submit]');
+    await expect.poll(() => page.getAttribute('#watch-value', 'aria-invalid')).toBe('true');
+    expect(await page.textContent('#watch-form')).not.toContain('items/');
     await page.fill('#watch-value', '12');
     await page.click('#watch-form button[type=submit]');
     await expect.poll(() => page.locator('#watch-form .field-error').count()).toBe(1);
@@ -375,6 +388,11 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await expect.poll(() => page.textContent('#watch-list')).toContain('cust-42');
     expect(await page.locator('#watch-form .field-error').count()).toBe(0);
     expect(await page.getAttribute('#watch-value', 'aria-invalid')).toBeNull();
+    // Watching it again is no mistake to correct: it says so.
+    await page.fill('#watch-value', '0803 765 4321');
+    await page.click('#watch-form button[type=submit]');
+    await expect.poll(() => page.textContent('#watch-message')).toContain('already on your watchlist');
+    expect(await page.locator('#watch-form .field-error').count()).toBe(0);
 
     const lines = ['label,value,ref'];
     for (let i = 0; i < 1500; i++) lines.push(`phone,0805${String(1_000_000 + i)},c-${i}`);
@@ -401,6 +419,14 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     timeout: 120_000,
   }, async () => {
     await page.click('button[data-view="screening"]');
+    // A file without its header line: why, beside the file field, not "Validation failed".
+    await page.setInputFiles('#screen-file', {
+      name: 'no-header.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from('phone,0803 123 4567,k-1\n'),
+    });
+    await page.click('#screen-form button[type=submit]');
+    await expect.poll(() => page.textContent('#screen-form .field-error')).toContain('The first line must name the columns');
     const lines = ['label,value,ref'];
     for (let i = 0; i < 3000; i++) lines.push(`email,client.${i}@example.net,k-${i}`);
     lines[1501] = 'phone,0803 123 4567,k-hit'; // reported in the search test above
@@ -426,7 +452,8 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     expect(csv.trim().split('\n')).toHaveLength(2);
     expect(csv).toContain('1502,phone,0803 123 4567,k-hit,');
     expect(await page.textContent('#screen-jobs')).toContain('Done');
-    expect(await page.locator('#screen-jobs li').count()).toBe(1);
+    // The refused file's job (failed) and this one.
+    expect(await page.locator('#screen-jobs li').count()).toBe(2);
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
     await screenshot(page, 'screening');

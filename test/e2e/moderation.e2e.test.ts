@@ -62,6 +62,7 @@ describe.skipIf(!hasChromium)('the operators’ moderation queue in the desk, in
     await expect.poll(() => page.isVisible('#moderation-report')).toBe(true);
     expect(await page.textContent('#moderation-identifiers')).toMatch(/Phone number: \+234/);
     expect(await page.textContent('#moderation-details')).toMatch(/Amount lost\s*NGN 250,000/);
+    expect(await page.textContent('#moderation-title')).toContain('waiting for a decision');
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
     await page.click('#moderation-publish');
