@@ -150,7 +150,13 @@ export async function loadAudit(): Promise<void> {
       ? `${labelName(event.label)}${event.resultCount === null ? '' : ` · ${event.resultCount} found`}`
       : (event.reportId ?? '');
     for (const text of [
-      new Date(event.createdAt).toLocaleString('en-GB', { dateStyle: 'short', timeStyle: 'short' }),
+      new Date(event.createdAt).toLocaleString('en-GB', {
+        year: '2-digit',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+      }),
       actionName(event.action),
       who,
       what,
