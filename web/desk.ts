@@ -49,7 +49,17 @@ const notice = byId('notice');
 function show(view: View): void {
   for (const v of VIEWS) byId(`view-${v}`).hidden = v !== view;
   byId('nav').hidden = view === 'sign-in' || view === 'accept' || view === 'enrol';
-  byId(`view-${view}`).querySelector<HTMLElement>('input, select, textarea')?.focus();
+  // The page shown is marked in the menu, for screen readers as for the eye.
+  for (const button of document.querySelectorAll<HTMLElement>('[data-view]')) {
+    if (button.dataset.view === view) button.setAttribute('aria-current', 'page');
+    else button.removeAttribute('aria-current');
+  }
+  // Focus goes into the page: its first field shown, or its heading when it has none (a list to read).
+  const page = byId(`view-${view}`);
+  const heading = page.querySelector<HTMLElement>('h1');
+  if (heading) heading.tabIndex = -1;
+  const field = [...page.querySelectorAll<HTMLElement>('input, select, textarea')].find((el) => el.getClientRects().length > 0);
+  (field ?? heading)?.focus();
 }
 
 // Any 401 after sign-in means the session ended (idle, signed out elsewhere): back to the sign-in form, saying why.

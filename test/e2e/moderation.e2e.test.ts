@@ -58,6 +58,9 @@ describe.skipIf(!hasChromium)('the operators’ moderation queue in the desk, in
 
     await page.click('[data-view=moderation]');
     await expect.poll(() => page.textContent('#moderation-count')).toBe('2 waiting');
+    // The menu marks the page shown, and the keyboard starts at its heading, not on the menu.
+    expect(await page.getAttribute('[data-view=moderation]', 'aria-current')).toBe('page');
+    expect(await page.evaluate(() => document.activeElement?.closest('#view-moderation')?.tagName)).toBe('SECTION');
     await page.click('#moderation-list li:first-child button');
     await expect.poll(() => page.isVisible('#moderation-report')).toBe(true);
     expect(await page.textContent('#moderation-identifiers')).toMatch(/Phone number: \+234/);
