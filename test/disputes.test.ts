@@ -251,6 +251,10 @@ describe('escalation and the operators', () => {
     expect((await post(owner.apiKey, relist)).statusCode).toBe(409);
     expect((await search(t, disputer.apiKey, 'phone', report.phone)).json().data.reports).toEqual([]);
     expect((await post(operator.apiKey, relist)).statusCode).toBe(200);
+    // Once back, the report is the member's again: its own exit later is its own to undo.
+    const exit = `/api/v1/external/reports/submissions/${report.id}/exit`;
+    expect((await post(owner.apiKey, exit, { reason: 'Customer came to the branch' })).statusCode).toBe(200);
+    expect((await post(owner.apiKey, relist)).statusCode).toBe(200);
   });
 
   it('counts a reason or a statement after trimming: spaces do not make up the length', async () => {
@@ -314,5 +318,20 @@ describe('the deadline', () => {
       'dispute_time_out',
     ]);
     expect(await auditActions(disputer.companyId, report.id)).toEqual(['dispute_open', 'dispute_time_out']);
+    // Off the list by the timeout: the member cannot put it back.
+    expect((await post(owner.apiKey, `/api/v1/external/reports/submissions/${report.id}/relist`)).statusCode).toBe(409);
+  });
+
+  it('a report its member took off before the dispute timed out stays the member’s to relist', async () => {
+    const report = await listedReport();
+    await openDispute(report.id);
+    const exit = await post(owner.apiKey, `/api/v1/external/reports/submissions/${report.id}/exit`, {
+      reason: 'Taken off while we look again',
+    });
+    expect(exit.statusCode).toBe(200);
+    clock.advanceDays(15);
+    await t.app.jobs.runNow('disputes.timeout');
+    clock.reset();
+    expect((await post(owner.apiKey, `/api/v1/external/reports/submissions/${report.id}/relist`)).statusCode).toBe(200);
   });
 });

@@ -58,6 +58,8 @@ describe('watchlist CSV import', () => {
     const errors = await t.app.inject({ method: 'GET', url: `${IMPORTS}/${id}/errors`, headers: key(company.apiKey) });
     const byLine = errors.json().data.data as Array<{ line: number; message: string }>;
     expect(byLine.map((e) => e.line)).toEqual([11, 21, 31, 1501, 1601, 1701]);
+    // A repeat names the line it repeats, not its place in a batch.
+    expect(byLine.find((e) => e.line === 1501)?.message).toBe('is the same identifier as line 1500');
     expect(JSON.stringify(byLine)).not.toContain('234567');
     const count = await t.app.inject({ method: 'GET', url: '/api/v1/external/watchlist/count', headers: key(company.apiKey) });
     expect(count.json().data.count).toBe(result.importedRows);

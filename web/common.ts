@@ -119,10 +119,13 @@ export function onSubmitOnce(form: HTMLFormElement, handler: (event: SubmitEvent
     if (busy) return;
     busy = true;
     form.setAttribute('aria-busy', 'true');
-    void handler(event as SubmitEvent).finally(() => {
-      busy = false;
-      form.removeAttribute('aria-busy');
-    });
+    // Through a promise, so a handler that throws at once still frees the form.
+    void Promise.resolve()
+      .then(() => handler(event as SubmitEvent))
+      .finally(() => {
+        busy = false;
+        form.removeAttribute('aria-busy');
+      });
   });
 }
 
@@ -132,9 +135,11 @@ export function onClickOnce(button: HTMLElement, handler: () => Promise<unknown>
   button.addEventListener('click', () => {
     if (busy) return;
     busy = true;
-    void handler().finally(() => {
-      busy = false;
-    });
+    void Promise.resolve()
+      .then(handler)
+      .finally(() => {
+        busy = false;
+      });
   });
 }
 

@@ -206,7 +206,7 @@ showSearchBank();
 const searchValue = () => {
   const value = byId<HTMLInputElement>('search-value').value;
   // A value that already names a bank (typed after the number) is sent as typed.
-  if (searchLabel.value !== 'account' || !searchBank.value || /[^\d\s]/.test(value)) return value;
+  if (searchLabel.value !== 'account' || !searchBank.value || /_|[a-z]/i.test(value)) return value;
   return `${value.replace(/\s/g, '')}_${searchBank.value}`;
 };
 byId<HTMLFormElement>('search-form').addEventListener('submit', async (event) => {

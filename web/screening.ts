@@ -2,7 +2,7 @@
 // then follow the job as it screens (rows, matches, rows a second, expected finish) and download
 // the matched and the rejected rows. The download links name only the job, never a value.
 import { type paths, uploadFile } from '../client/src/index.js';
-import { api, byId, showFieldErrors, tell } from './common.js';
+import { api, byId, clearFieldErrors, showFieldErrors, tell } from './common.js';
 
 /** A job as the service describes it (GET /api/v1/external/screenings/{id}). */
 type Job = paths['/api/v1/external/screenings/{id}']['get']['responses'][200]['content']['application/json']['data']['job'];
@@ -82,6 +82,7 @@ export function initScreening(): void {
     event.preventDefault();
     const file = byId<HTMLInputElement>('screen-file').files?.[0];
     const message = byId('screen-message');
+    clearFieldErrors(byId('screen-form'));
     if (!file) return tell(message, 'Choose a CSV file first.', 'error');
     // A second press while the file goes would screen the same customers twice.
     if (sending) return tell(message, 'The file is still being sent; its progress is shown below.', 'error');

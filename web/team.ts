@@ -72,7 +72,6 @@ export async function loadTeam(): Promise<void> {
   }
 }
 
-/** Who acted from outside the company, in words: their ids are never given. */
 // The trail's action codes in words; a code not listed here (a newer service) is shown in words of its own.
 const ACTIONS: Record<string, string> = {
   search: 'Search',
@@ -88,6 +87,7 @@ const ACTIONS: Record<string, string> = {
   exit: 'Taken off the list',
   relist: 'Put back on the list',
   renew: 'Listing renewed',
+  expire: 'Listing expired',
   safelist_add: 'Safelist entry added',
   safelist_remove: 'Safelist entry removed',
   'webhook.disabled': 'Webhook endpoint turned off',
@@ -104,6 +104,7 @@ const ACTIONS: Record<string, string> = {
 };
 const actionName = (code: string) => ACTIONS[code] ?? code.replace(/[._]/g, ' ');
 
+/** Who acted from outside the company, in words: their ids are never given. */
 const OUTSIDE_ACTORS = { another_member: 'another member', operators: 'the operators', system: 'Redflag (automatic)' };
 let auditPage = 1;
 const AUDIT_LIMIT = 20;

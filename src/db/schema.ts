@@ -89,6 +89,8 @@ export interface ReportsTable {
   listing_status: Generated<'listed' | 'exited'>;
   exited_list_at: Date | null;
   exit_list_reason: string | null;
+  /** The dispute that took it off the list, while it is off (migration 0022); a member may not relist it. */
+  exited_by_dispute_id: Generated<string | null>;
   /** The latest renewal: the listing period runs from it (or from published_at) for REDFLAG_LISTING_DAYS. */
   renewed_at: Date | null;
   renewal_statement: string | null;

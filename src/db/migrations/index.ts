@@ -20,6 +20,7 @@ import * as reportCards from './2026_11_27_0018_report_cards.js';
 import * as cardRebuildsWithoutJit from './2026_11_27_0019_card_rebuilds_without_jit.js';
 import * as auditEventsSmallSample from './2026_11_28_0020_audit_events_small_sample.js';
 import * as reasonsMaskedAgain from './2026_11_28_0021_reasons_masked_again.js';
+import * as reportsExitedByDispute from './2026_11_28_0022_reports_exited_by_dispute.js';
 
 /**
  * Every migration, by name; names sort in the order they run. A landed migration is never
@@ -47,4 +48,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_27_0019_card_rebuilds_without_jit': cardRebuildsWithoutJit,
   '2026_11_28_0020_audit_events_small_sample': auditEventsSmallSample,
   '2026_11_28_0021_reasons_masked_again': reasonsMaskedAgain,
+  '2026_11_28_0022_reports_exited_by_dispute': reportsExitedByDispute,
 };

@@ -88,6 +88,8 @@ export function createDisputesService(deps: {
       listing_status: 'exited',
       exited_list_at: clock.now(),
       exit_list_reason: reason,
+      // While it is off, only the operators may put it back (reports.service.ts, relist).
+      exited_by_dispute_id: dispute.id,
     });
     await trx
       .insertInto('audit_events')

@@ -62,7 +62,7 @@ export function createListingService(deps: { db: Kysely<Database>; clock: Clock;
             limit ${EXPIRY_BATCH} for update skip locked
           ), gone as (
             update reports r set listing_status = 'exited', exited_list_at = ${now}, exit_list_reason = ${EXPIRED_REASON},
-              updated_at = now()
+              exited_by_dispute_id = null, updated_at = now()
             from due where r.id = due.id
             returning r.id, r.company_id
           ), audit as (

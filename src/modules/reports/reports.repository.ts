@@ -25,6 +25,7 @@ const reportColumns = [
   'reports.listing_status',
   'reports.exited_list_at',
   'reports.exit_list_reason',
+  'reports.exited_by_dispute_id',
   'reports.renewed_at',
   'reports.renewal_statement',
   'reports.created_at',
@@ -172,17 +173,7 @@ export interface ReportChanges {
   listing_status?: ListingStatus;
   exited_list_at?: Date | null;
   exit_list_reason?: string | null;
-}
-
-/** Whether a dispute took the report off the list: its member's exit answer, the operators' removal, or no answer in time. */
-export async function takenOffByDispute(db: Db, reportId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('disputes')
-    .select('id')
-    .where('report_id', '=', reportId)
-    .where('status', 'in', ['exited', 'removed', 'timed_out'])
-    .executeTakeFirst();
-  return row !== undefined;
+  exited_by_dispute_id?: string | null;
 }
 
 export async function updateReport(trx: Transaction<Database>, id: string, changes: ReportChanges): Promise<void> {

@@ -219,7 +219,7 @@ export function createReportsService(deps: {
         const next = applyTransition(report, change);
         if (change.kind === 'publish') await deps.safelist.checkStored(trx, report.id);
         // A dispute's outcome is not the member's to undo: putting such a report back is the operators' call.
-        if (change.kind === 'relist' && !actor.operatorId && (await repo.takenOffByDispute(trx, report.id))) {
+        if (change.kind === 'relist' && !actor.operatorId && report.exited_by_dispute_id) {
           throw new AppError(
             'INVALID_STATE',
             'This report left the list through a dispute, so only the operators can put it back; ask them with the evidence',
@@ -252,11 +252,12 @@ function applyTransition(report: repo.ReportRow, change: Transition): repo.Repor
         listing_status: 'exited',
         exited_list_at: new Date(),
         exit_list_reason: trimmedText('reason', change.reason, REPORT_LIMITS.exitReasonMin),
+        exited_by_dispute_id: null,
       };
     case 'relist':
       if (report.status === 'draft') throw new AppError('INVALID_STATE', 'A draft is not on the list; publish it first');
       if (report.listing_status === 'listed') throw new AppError('INVALID_STATE', 'The report is already on the list');
-      return { listing_status: 'listed', exited_list_at: null, exit_list_reason: null };
+      return { listing_status: 'listed', exited_list_at: null, exit_list_reason: null, exited_by_dispute_id: null };
   }
 }
 

@@ -157,7 +157,7 @@ export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists:
             ...bad,
             // A line's error names its column only when it is not the value (the value's message names its kind).
             ...results.flatMap((r, i) =>
-              'error' in r ? [{ line: items[i]?.line ?? 0, message: lineMessage(r.error.field, r.error.message) }] : [],
+              'error' in r ? [{ line: items[i]?.line ?? 0, message: lineMessage(r.error, items) }] : [],
             ),
           ];
           if (errors.length > 0) {
@@ -260,7 +260,15 @@ export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists:
 
 export type WatchlistImports = ReturnType<typeof createWatchlistImports>;
 
-/** "label must be one of: ..." for a bad label; a value's own message ("BVN must be 11 digits") as it is. */
-function lineMessage(field: string, message: string): string {
-  return field.endsWith('/label') ? `label ${message}` : message;
+/**
+ * A line's error as the file's reader needs it: "label must be one of: ..." for a bad label, a
+ * value's own message ("BVN must be 11 digits") as it is, and an earlier duplicate by its line
+ * (the batch's `items/N` means nothing to someone reading the file).
+ */
+function lineMessage(error: { field: string; message: string }, items: ReadonlyArray<{ line: number }>): string {
+  if (error.field.endsWith('/label')) return `label ${error.message}`;
+  return error.message.replace(/items\/(\d+)/, (whole, n: string) => {
+    const line = items[Number(n)]?.line;
+    return line === undefined ? whole : `line ${line}`;
+  });
 }
