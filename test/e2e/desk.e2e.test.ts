@@ -441,10 +441,11 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await page.click('#screen-form button[type=submit]');
     await page.click('#screen-form button[type=submit]');
     expect(await page.textContent('#screen-message')).toContain('still being sent');
-    await page.unroute('**/api/v1/external/screenings', slowUpload);
     await expect
       .poll(() => page.textContent('#screen-status'), { timeout: 90_000 })
       .toContain('Done: 3,000 of 3,000 rows screened · 1 matched · 1 rejected');
+    // Taken away once the held upload went on (taken away while it waits, its continue would throw).
+    await page.unroute('**/api/v1/external/screenings', slowUpload);
     const csv = await page.evaluate(async () => {
       const link = document.querySelector<HTMLAnchorElement>('#screen-status a[href$="matches.csv"]');
       return (await fetch(link?.href ?? '')).text();
