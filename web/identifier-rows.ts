@@ -76,14 +76,46 @@ export function resetIdentifierRows(button: HTMLButtonElement, rows: HTMLElement
 }
 
 type Label = 'phone';
-export function readIdentifiers(rows: HTMLElement): { label: Label; value: string }[] {
-  return [...rows.querySelectorAll('.identifier-row')].flatMap((row) => {
-    const label = (row.querySelector('select.id-label') as HTMLSelectElement).value as Label;
-    let value = (row.querySelector('input.id-value') as HTMLInputElement).value.trim();
-    const bank = (row.querySelector('select.id-bank') as HTMLSelectElement).value;
-    if (label === ('account' as Label) && bank && value) value = `${value.replace(/\s/g, '')}_${bank}`;
-    return value ? [{ label, value }] : [];
+
+interface FilledRow {
+  label: string;
+  value: string;
+  bank: string;
+}
+
+/**
+ * The rows that will be sent (a row left empty is skipped), each field's `data-field` renumbered
+ * to the position it is sent at: the service's `identifiers/1/value` is the second row *sent*, which
+ * is not the second row on screen when one above it was left empty. When none is filled, the first
+ * row keeps `identifiers/0/...`, where "add at least one" is shown.
+ */
+function filledRows(rows: HTMLElement): FilledRow[] {
+  const filled: FilledRow[] = [];
+  const all = [...rows.querySelectorAll<HTMLElement>('.identifier-row')];
+  const values = all.map((row) => (row.querySelector('input.id-value') as HTMLInputElement).value.trim());
+  const noneFilled = values.every((value) => !value);
+  all.forEach((row, index) => {
+    const value = values[index] as string;
+    const label = (row.querySelector('select.id-label') as HTMLSelectElement).value;
+    const bank = row.querySelector('select.id-bank') as HTMLSelectElement;
+    const sentAt = value ? filled.length : noneFilled && index === 0 ? 0 : undefined;
+    for (const [field, name] of [
+      [row.querySelector('input.id-value') as HTMLInputElement, 'value'],
+      [bank, 'bank'],
+    ] as const) {
+      if (sentAt === undefined) field.removeAttribute('data-field');
+      else field.dataset.field = `identifiers/${sentAt}/${name}`;
+    }
+    if (value) filled.push({ label, value, bank: bank.value });
   });
+  return filled;
+}
+
+export function readIdentifiers(rows: HTMLElement): { label: Label; value: string }[] {
+  return filledRows(rows).map(({ label, value, bank }) => ({
+    label: label as Label,
+    value: label === 'account' && bank ? `${value.replace(/\s/g, '')}_${bank}` : value,
+  }));
 }
 
 /**
@@ -93,13 +125,8 @@ export function readIdentifiers(rows: HTMLElement): { label: Label; value: strin
 export function missingBanks(
   rows: HTMLElement,
 ): { message: string; data: { errors: { field: string; message: string }[] } } | undefined {
-  const errors = [...rows.querySelectorAll('.identifier-row')].flatMap((row, index) => {
-    const label = (row.querySelector('select.id-label') as HTMLSelectElement).value;
-    const value = (row.querySelector('input.id-value') as HTMLInputElement).value.trim();
-    const bank = (row.querySelector('select.id-bank') as HTMLSelectElement).value;
-    return label === 'account' && value && !bank
-      ? [{ field: `identifiers/${index}/bank`, message: 'Choose the bank of this account' }]
-      : [];
-  });
+  const errors = filledRows(rows).flatMap(({ label, bank }, index) =>
+    label === 'account' && !bank ? [{ field: `identifiers/${index}/bank`, message: 'Choose the bank of this account' }] : [],
+  );
   return errors.length > 0 ? { message: 'Choose the bank of each account.', data: { errors } } : undefined;
 }

@@ -58,6 +58,21 @@ describe.skipIf(!hasChromium)('the public report form at /report, in Chromium at
     expect(await page.textContent('#form-message')).not.toContain('identifiers');
   });
 
+  it('marks the row a person got wrong, when a row above it was left empty', async () => {
+    await page.goto(`${base}/report`);
+    await page.click('#add-identifier');
+    await page.selectOption('#identifier-1-label', 'phone');
+    await page.fill('#identifier-1-value', '12');
+    await page.selectOption('#fraudType', 'romance_fraud');
+    await page.fill('#fraudReason', 'He said he loved me, then asked for money to visit, and vanished once I had paid him.');
+    await page.fill('#eventDate', '2026-11-01');
+    await page.locator('#institution').selectOption({ index: 3 });
+    await page.click('#submit');
+    // The empty first row is not sent, so the service's identifiers/0 is the second row on screen.
+    await expect.poll(() => page.getAttribute('#identifier-1-value', 'aria-invalid')).toBe('true');
+    expect(await page.getAttribute('#identifier-0-value', 'aria-invalid')).toBeNull();
+  });
+
   it('refuses a file that is not evidence, and says which files can be used', async () => {
     await page.goto(`${base}/report`);
     await page.setInputFiles('#evidence', {
