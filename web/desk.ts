@@ -3,6 +3,7 @@ import {
   api,
   byId,
   characterCount,
+  clearFieldErrors,
   FRAUD_TYPES,
   LABELS,
   loadBanks,
@@ -201,7 +202,12 @@ void loadBanks(searchBank, (b) => b.slug);
 const showSearchBank = () => {
   byId('search-bank-field').hidden = searchLabel.value !== 'account';
 };
-searchLabel.addEventListener('change', showSearchBank);
+searchLabel.addEventListener('change', () => {
+  showSearchBank();
+  // An error about the last kind ("must be 11 digits") is not about the kind now chosen.
+  clearFieldErrors(byId('search-form'));
+  byId('search-message').textContent = '';
+});
 showSearchBank();
 const searchValue = () => {
   const value = byId<HTMLInputElement>('search-value').value;

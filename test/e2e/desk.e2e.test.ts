@@ -99,6 +99,11 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await page.click('#search-button');
     await expect.poll(() => page.locator('#search-form [aria-invalid=true]').count()).toBe(1);
     expect(await page.locator('#search-result > *').count()).toBe(0);
+    // Choosing another kind takes away the error about the last one.
+    await page.selectOption('#search-label', 'email');
+    expect(await page.locator('#search-form [aria-invalid=true]').count()).toBe(0);
+    expect(await page.locator('#search-form .field-error').count()).toBe(0);
+    await page.selectOption('#search-label', 'phone');
     await page.fill('#search-value', '0803 123 4567');
     await page.click('#search-button');
     await expect.poll(() => page.textContent('.verdict h2')).toBe('Reported 1 time');
