@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const file = (phone: string, overrides: Record<string, unknown> = {}) => filePublicReport(t, phone, overrides);
-const asOperator = (method: 'GET' | 'POST', url: string, payload?: Record<string, unknown>, apiKey = operator.apiKey) =>
+const asOperator = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: Record<string, unknown>, apiKey = operator.apiKey) =>
   t.app.inject({ method, url, headers: key(apiKey), ...(payload ? { payload } : {}) });
 
 describe('moderation', () => {
@@ -141,6 +141,16 @@ describe('the built-in Public reports company', () => {
     expect((await asOperator('GET', `/api/v1/admin/companies/${PUBLIC_REPORTS_COMPANY_ID}`)).statusCode).toBe(404);
     await expect(t.app.admin.keys.issueForCompany(PUBLIC_REPORTS_COMPANY_ID)).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(t.app.admin.companies.suspend(PUBLIC_REPORTS_COMPANY_ID)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    // No one can be given an account in it (they could file reports under its name), nor link it to a bank.
+    const invited = await asOperator('POST', '/api/v1/admin/users', {
+      companyId: PUBLIC_REPORTS_COMPANY_ID,
+      email: 'someone@public.example',
+      role: 'analyst',
+    });
+    expect(invited.statusCode).toBe(404);
+    expect(invited.json().message).toBe('Company not found');
+    const linked = await asOperator('PUT', `/api/v1/admin/companies/${PUBLIC_REPORTS_COMPANY_ID}/bank`, { bankSlug: '9psb' });
+    expect(linked.statusCode).toBe(404);
     await expect(
       sql`insert into api_keys (role, company_id, prefix, hash)
           values ('company', ${PUBLIC_REPORTS_COMPANY_ID}::uuid, 'rf_x', ${Buffer.alloc(32, 7)})`.execute(t.database.db),

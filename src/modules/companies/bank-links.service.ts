@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import { isUuid } from '../ids.js';
+import { findCompanyById } from './companies.repository.js';
 
 export interface BankLinkView {
   companyId: string;
@@ -15,9 +16,7 @@ export interface BankLinkView {
 export function createBankLinksService({ db }: { db: Kysely<Database> }) {
   return {
     async link(companyId: string, bankSlug: string): Promise<BankLinkView> {
-      const company = isUuid(companyId)
-        ? await db.selectFrom('companies').select('id').where('id', '=', companyId.toLowerCase()).executeTakeFirst()
-        : undefined;
+      const company = isUuid(companyId) ? await findCompanyById(db, companyId.toLowerCase()) : undefined;
       if (!company) throw AppError.notFound('Company not found');
       const bank = await db
         .selectFrom('banks')

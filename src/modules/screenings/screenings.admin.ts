@@ -5,6 +5,7 @@ import type { Keyring } from '../../crypto/keyring.js';
 import type { Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import { SERVING_LOOP_SHARE } from '../../jobs/loop-share.js';
+import { findCompanyById } from '../companies/companies.repository.js';
 import { isUuid } from '../ids.js';
 import { createScreeningsService, type JobView } from './screenings.service.js';
 
@@ -41,13 +42,8 @@ export function createScreeningsAdmin(deps: {
   });
 
   async function activeCompany(companyId: string): Promise<string> {
-    const company = isUuid(companyId)
-      ? await deps.db
-          .selectFrom('companies')
-          .select(['id', 'status'])
-          .where('id', '=', companyId.toLowerCase())
-          .executeTakeFirst()
-      : undefined;
+    // The built-in public-reports company is not a member and screens nothing.
+    const company = isUuid(companyId) ? await findCompanyById(deps.db, companyId.toLowerCase()) : undefined;
     if (!company) throw AppError.notFound(`Company ${companyId} not found`);
     if (company.status !== 'active') throw new AppError('INVALID_STATE', `Company ${companyId} is suspended`);
     return company.id;

@@ -3,6 +3,7 @@ import type { CompanyUserRole, Database, OperatorUserRole } from '../../db/schem
 import { AppError } from '../../http/errors.js';
 import { COMPANY_ROLES, OPERATOR_ROLES } from '../../http/roles.js';
 import { normalizeEmail } from '../../identifiers/email.js';
+import { findCompanyById } from '../companies/companies.repository.js';
 import { isUuid } from '../ids.js';
 import type { Mailer } from './mailer.js';
 import { checkPasswordPolicy, hashPassword } from './passwords.js';
@@ -66,7 +67,8 @@ export function createUsersService(deps: {
   async function ownerExists(input: InviteInput): Promise<void> {
     const found = input.companyId
       ? isUuid(input.companyId) &&
-        (await db.selectFrom('companies').select('id').where('id', '=', input.companyId.toLowerCase()).executeTakeFirst())
+        // The built-in public-reports company is not a member: no one signs in as it.
+        (await findCompanyById(db, input.companyId.toLowerCase()))
       : isUuid(input.operatorId ?? '') &&
         (await db
           .selectFrom('operators')
