@@ -71,12 +71,19 @@ describe('moderation', () => {
     expect((await asOperator('GET', `${ADMIN}?limit=101`)).statusCode).toBe(400);
   });
 
-  it('reads one decoded: clear identifiers and contact details; unknown ids are 404', async () => {
+  it('reads one decoded: clear identifiers, story and contact details; the list masks them; unknown ids are 404', async () => {
     const phone = uniquePhone();
-    const id = await file(phone);
+    const story = `He called from ${phone} and asked for my BVN 22233344455, then emptied my account at the bank.`;
+    const id = await file(phone, { fraudReason: story });
+    const listed = await asOperator('GET', `${ADMIN}?status=draft&limit=100`);
+    const item = listed.json().data.data.find((r: { id: string }) => r.id === id);
+    expect(item.fraudReason).not.toContain(phone);
+    expect(item.fraudReason).not.toContain('22233344455');
+    expect(item.fraudReason).toContain('*********55');
     const res = await asOperator('GET', `${ADMIN}/${id}`);
     expect(res.statusCode).toBe(200);
     const { report } = res.json().data;
+    expect(report.fraudReason).toBe(story);
     expect(report.identifiers).toEqual([{ id: expect.any(String), label: 'phone', value: `+234${phone.slice(1)}` }]);
     expect(report.victim).toEqual({
       name: 'Jane Doe',

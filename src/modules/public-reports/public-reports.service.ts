@@ -97,8 +97,9 @@ export function createPublicReportsService(deps: {
     return {
       id: row.id,
       userId: null,
-      // Operators moderate the reason as it was written; it is sealed at rest like the contacts.
-      fraudReason: openReason(keyring, row),
+      // Sealed at rest like the contacts, and opened like them only in the audited read of one report:
+      // a story often holds the suspect's number or BVN. Lists show it masked, as search does.
+      fraudReason: decoded ? openReason(keyring, row) : row.fraud_reason_masked,
       fraudType: row.fraud_type,
       attachments: attachments.links(row.attachments),
       financialInstitution: row.financial_institution,
