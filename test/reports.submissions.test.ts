@@ -365,7 +365,16 @@ describe('leaving the list', () => {
     // The decision is the operator's, and it is in the owning company's trail.
     expect(audit).toMatchObject({ operator_id: operator.operatorId, company_id: a.companyId, key_id: operator.keyId });
     expect((await send('POST', `${SUBMISSIONS}/${report.id}/relist`, undefined, b.apiKey)).statusCode).toBe(404);
+    // The operators' takedown is not the owner's to undo.
+    const undone = await send('POST', `${SUBMISSIONS}/${report.id}/relist`);
+    expect(undone.statusCode).toBe(409);
+    expect(undone.json().message).toContain('taken off the list by the operators, so only the operators can put it back');
     expect((await send('POST', `${SUBMISSIONS}/${report.id}/relist`, undefined, operator.apiKey)).statusCode).toBe(200);
+    // Put back by the operators, it is the owner's again: its own exit it may undo.
+    expect(
+      (await send('POST', `${SUBMISSIONS}/${report.id}/exit`, { reason: 'Customer repaid in full today.' })).statusCode,
+    ).toBe(200);
+    expect((await send('POST', `${SUBMISSIONS}/${report.id}/relist`)).statusCode).toBe(200);
   });
 });
 

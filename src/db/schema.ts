@@ -91,6 +91,8 @@ export interface ReportsTable {
   exit_list_reason: string | null;
   /** The dispute that took it off the list, while it is off (migration 0022); a member may not relist it. */
   exited_by_dispute_id: Generated<string | null>;
+  /** The operator that took the report off the list, while it is off (only the operators may relist it). */
+  exited_by_operator_id: Generated<string | null>;
   /** The latest renewal: the listing period runs from it (or from published_at) for REDFLAG_LISTING_DAYS. */
   renewed_at: Date | null;
   renewal_statement: string | null;

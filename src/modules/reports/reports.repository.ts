@@ -26,6 +26,7 @@ const reportColumns = [
   'reports.exited_list_at',
   'reports.exit_list_reason',
   'reports.exited_by_dispute_id',
+  'reports.exited_by_operator_id',
   'reports.renewed_at',
   'reports.renewal_statement',
   'reports.created_at',
@@ -174,6 +175,7 @@ export interface ReportChanges {
   exited_list_at?: Date | null;
   exit_list_reason?: string | null;
   exited_by_dispute_id?: string | null;
+  exited_by_operator_id?: string | null;
 }
 
 export async function updateReport(trx: Transaction<Database>, id: string, changes: ReportChanges): Promise<void> {

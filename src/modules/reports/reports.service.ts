@@ -218,13 +218,17 @@ export function createReportsService(deps: {
         const report = await requireOwn(id, actor.operatorId ? undefined : actor.companyId, true, trx);
         const next = applyTransition(report, change);
         if (change.kind === 'publish') await deps.safelist.checkStored(trx, report.id);
-        // A dispute's outcome is not the member's to undo: putting such a report back is the operators' call.
-        if (change.kind === 'relist' && !actor.operatorId && report.exited_by_dispute_id) {
-          throw new AppError(
-            'INVALID_STATE',
-            'This report left the list through a dispute, so only the operators can put it back; ask them with the evidence',
-          );
+        // A dispute's outcome, or an operator's takedown, is not the member's to undo: the operators decide.
+        if (change.kind === 'relist' && !actor.operatorId) {
+          const by = report.exited_by_dispute_id ? 'through a dispute' : report.exited_by_operator_id ? 'by the operators' : '';
+          if (by) {
+            throw new AppError(
+              'INVALID_STATE',
+              `This report was taken off the list ${by}, so only the operators can put it back; ask them with the evidence`,
+            );
+          }
         }
+        if (change.kind === 'exit') next.exited_by_operator_id = actor.operatorId ?? null;
         await repo.updateReport(trx, report.id, next);
         // An operator's decision also goes into the owning company's trail.
         await recordAudit(trx, { ...actor, companyId: report.company_id, action: change.kind, reportId: report.id });
@@ -257,7 +261,13 @@ function applyTransition(report: repo.ReportRow, change: Transition): repo.Repor
     case 'relist':
       if (report.status === 'draft') throw new AppError('INVALID_STATE', 'A draft is not on the list; publish it first');
       if (report.listing_status === 'listed') throw new AppError('INVALID_STATE', 'The report is already on the list');
-      return { listing_status: 'listed', exited_list_at: null, exit_list_reason: null, exited_by_dispute_id: null };
+      return {
+        listing_status: 'listed',
+        exited_list_at: null,
+        exit_list_reason: null,
+        exited_by_dispute_id: null,
+        exited_by_operator_id: null,
+      };
   }
 }
 
