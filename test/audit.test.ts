@@ -103,6 +103,26 @@ describe('GET /api/v1/external/audit', () => {
     expect(theirs.find((e) => e.action === 'dispute_open')).toMatchObject({ actor: 'company', keyId: disputer.keyId });
   });
 
+  it('gives each event an id of its own trail, not the registry-wide row number that counted everyone else', async () => {
+    const company = await createCompany(t);
+    const other = await createCompany(t);
+    await search(t, company.apiKey, 'phone', `0803${digits(7)}`);
+    const first = (await audit(company.apiKey)).json().data.data[0];
+    expect(first.id).toMatch(/^[0-9a-f]{32}$/);
+    const row = await t.database.db
+      .selectFrom('audit_events')
+      .select('id')
+      .where('company_id', '=', company.companyId)
+      .executeTakeFirstOrThrow();
+    expect(first.id).not.toBe(String(row.id));
+    // Stable from one read to the next, and unrelated to the row id another company's event gets.
+    expect((await audit(company.apiKey)).json().data.data[0].id).toBe(first.id);
+    await search(t, other.apiKey, 'phone', `0803${digits(7)}`);
+    const theirs = (await audit(other.apiKey)).json().data.data[0];
+    expect(theirs.id).toMatch(/^[0-9a-f]{32}$/);
+    expect(theirs.id).not.toBe(first.id);
+  });
+
   it('shows one company the same pseudonym for every search of one value, and another value another', async () => {
     const company = await createCompany(t);
     const bvn = `22${digits(9)}`;

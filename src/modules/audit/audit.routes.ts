@@ -7,6 +7,7 @@ import { DateTime, PageNumber, StringEnum } from '../../http/schema-helpers.js';
 import type { RoutesPlugin } from '../../http/types.js';
 import { dateRange } from '../reports/date-range.js';
 import { listCompanyAudit } from './audit.repository.js';
+import type { AuditPseudonyms } from './audit-pseudonyms.js';
 
 const AuditQuery = Type.Object({
   page: PageNumber,
@@ -17,7 +18,10 @@ const AuditQuery = Type.Object({
 });
 
 const AuditEvent = Type.Object({
-  id: Type.String(),
+  id: Type.String({
+    description:
+      "The event's id in this company's trail (32 hex characters): stable, unrelated to other companies' ids and to how many events happened in between",
+  }),
   action: Type.String(),
   keyId: Type.Union([Type.String(), Type.Null()], {
     description: "The company's API key that acted; null for a signed-in user and for anyone outside the company",
@@ -55,9 +59,8 @@ const AuditResponse = Envelope(
 
 export const auditRoutes: RoutesPlugin<{
   db: Kysely<Database>;
-  /** src/modules/audit/audit-pseudonyms.ts */
-  pseudonym: (companyId: string, blindIndex: Buffer) => string;
-}> = async (app, { db, pseudonym }) => {
+  pseudonyms: AuditPseudonyms;
+}> = async (app, { db, pseudonyms }) => {
   app.get(
     '/api/v1/external/audit',
     {
@@ -80,13 +83,13 @@ export const auditRoutes: RoutesPlugin<{
         limit,
       );
       const data = result.rows.map((r) => ({
-        id: r.id,
+        id: pseudonyms.ofEvent(principal.companyId, r.id),
         action: r.action,
         keyId: r.key_id,
         userId: r.user_id,
         actor: r.actor,
         label: r.label,
-        blindIndex: r.blind_index ? pseudonym(principal.companyId, Buffer.from(r.blind_index)) : null,
+        blindIndex: r.blind_index ? pseudonyms.ofValue(principal.companyId, Buffer.from(r.blind_index)) : null,
         reportId: r.report_id,
         resultCount: r.result_count,
         // Another party's request id may be their own correlation id (a customer reference, say).

@@ -74,7 +74,7 @@ export async function registerReports(
       searchWaitLimitMs: deps.searchWaitLimitMs,
     }),
   });
-  await app.register(auditRoutes, { db, pseudonym: createAuditPseudonyms(pseudonymKey(deps.crypto)) });
+  await app.register(auditRoutes, { db, pseudonyms: createAuditPseudonyms(pseudonymKey(deps.crypto)) });
 
   const listing = createListingService({ db, clock: deps.clock, listingDays: deps.listingDays });
   await app.register(listingRoutes, { listing, submissions });
