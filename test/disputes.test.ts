@@ -257,6 +257,40 @@ describe('escalation and the operators', () => {
     expect((await post(owner.apiKey, relist)).statusCode).toBe(200);
   });
 
+  it('a dispute whose report left the list another way has nothing left to decide, until the report comes back', async () => {
+    const report = await listedReport();
+    const first = await openDispute(report.id);
+    const second = await openDispute(report.id, stranger.apiKey);
+    // The operators remove the report on the first dispute.
+    await post(owner.apiKey, `${DISPUTES}/${first.id}/uphold`, { statement: STATEMENT });
+    await post(disputer.apiKey, `${DISPUTES}/${first.id}/escalate`);
+    const removed = await post(operator.apiKey, `/api/v1/admin/disputes/${first.id}/decide`, {
+      outcome: 'remove',
+      reason: 'Identity theft victim, confirmed',
+    });
+    expect(removed.statusCode, removed.body).toBe(200);
+    // The second can no longer be upheld (nor so escalated and "kept" for a report that is off the list).
+    const uphold = await post(owner.apiKey, `${DISPUTES}/${second.id}/uphold`, { statement: STATEMENT });
+    expect(uphold.statusCode).toBe(409);
+    expect(uphold.json().message).toContain('no longer on the list');
+    // The operators put the report back: the second dispute goes on.
+    expect((await post(operator.apiKey, `/api/v1/external/reports/submissions/${report.id}/relist`)).statusCode).toBe(200);
+    expect((await post(owner.apiKey, `${DISPUTES}/${second.id}/uphold`, { statement: STATEMENT })).statusCode).toBe(200);
+  });
+
+  it("an operator's remove keeps off a report its owner had already taken off: the owner cannot relist it", async () => {
+    const { report, dispute } = await upheld();
+    await post(disputer.apiKey, `${DISPUTES}/${dispute.id}/escalate`);
+    const exit = `/api/v1/external/reports/submissions/${report.id}/exit`;
+    expect((await post(owner.apiKey, exit, { reason: 'Taken off while the operators look' })).statusCode).toBe(200);
+    const res = await post(operator.apiKey, `/api/v1/admin/disputes/${dispute.id}/decide`, {
+      outcome: 'remove',
+      reason: 'Identity theft victim, confirmed',
+    });
+    expect(res.json().data.dispute.status).toBe('removed');
+    expect((await post(owner.apiKey, `/api/v1/external/reports/submissions/${report.id}/relist`)).statusCode).toBe(409);
+  });
+
   it('counts a reason or a statement after trimming: spaces do not make up the length', async () => {
     const { dispute } = await upheld();
     const padded = `${' '.repeat(12)}a`;

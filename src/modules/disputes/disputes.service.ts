@@ -80,10 +80,19 @@ export function createDisputesService(deps: {
     return row;
   }
 
-  /** Takes the report off the list (if it still is), as the existing exit does, in the caller's transaction. */
-  async function exitReport(trx: Transaction<Database>, actor: Actor, dispute: repo.DisputeRow, reason: string) {
+  /**
+   * Takes the report off the list (if it still is), as the existing exit does, in the caller's
+   * transaction. `holdOff`: the operators decided it must be off; one its owner had already taken
+   * off is kept off too (only the operators may put it back), or the owner could undo the decision.
+   */
+  async function exitReport(trx: Transaction<Database>, actor: Actor, dispute: repo.DisputeRow, reason: string, holdOff = false) {
     const report = await reports.findReport(trx, dispute.report_id, undefined, true);
-    if (report?.listing_status !== 'listed') return false;
+    if (report?.listing_status !== 'listed') {
+      if (report && holdOff && !report.exited_by_dispute_id) {
+        await reports.updateReport(trx, report.id, { exited_by_dispute_id: dispute.id });
+      }
+      return false;
+    }
     await reports.updateReport(trx, report.id, {
       listing_status: 'exited',
       exited_list_at: clock.now(),
@@ -121,6 +130,15 @@ export function createDisputesService(deps: {
       const row = await requireVisible(actor, id, trx, true);
       if (!may(row)) throw new AppError('FORBIDDEN', `Only ${WHO[kind]} can do this`);
       const status = nextStatus(row.status, kind);
+      // Off the list another way (the owner's exit, another dispute, expiry), the report has nothing
+      // left to answer, escalate or keep; the owner may still close the dispute with an exit. Should
+      // the report come back, the dispute goes on.
+      if ((kind === 'uphold' || kind === 'escalate' || kind === 'keep') && row.report_listing_status !== 'listed') {
+        throw new AppError(
+          'INVALID_STATE',
+          'The report is no longer on the list, so there is nothing left to decide; if it comes back, this dispute goes on',
+        );
+      }
       const now = clock.now();
       await apply(trx, { ...row, status }, now);
       await repo.updateDispute(trx, row.id, { status });
@@ -252,7 +270,7 @@ export function createDisputesService(deps: {
         async (trx, row, now) => {
           const text = trimmedText('reason', reason, DISPUTE_LIMITS.decisionReasonMin);
           await repo.updateDispute(trx, row.id, { decided_at: now, decision_reason: text });
-          if (outcome === 'remove') await exitReport(trx, actor, row, text);
+          if (outcome === 'remove') await exitReport(trx, actor, row, text, true);
         },
       ),
 
