@@ -63,12 +63,22 @@ function show(view: View): void {
   (field ?? heading)?.focus();
 }
 
+/**
+ * The end of a session loads the desk afresh, saying why: every page keeps what it showed (a search,
+ * revealed values, a dispute), and the next person to sign in on this computer, maybe of another
+ * company, must not find it. The reason crosses the reload in this tab's session storage.
+ */
+const NOTICE_KEY = 'redflag-notice';
+function endSession(reason: string): void {
+  sessionStorage.setItem(NOTICE_KEY, reason);
+  location.replace('/');
+}
+
 // Any 401 after sign-in means the session ended (idle, signed out elsewhere): back to the sign-in form, saying why.
 api.use({
   onResponse({ request, response }) {
     if (response.status === 401 && !new URL(request.url).pathname.startsWith('/api/v1/auth/')) {
-      notice.textContent = 'Your session has ended. Please sign in again.';
-      show('sign-in');
+      endSession('Your session has ended. Please sign in again.');
     }
     return response;
   },
@@ -89,6 +99,8 @@ function setSide(user: { companyId: string | null; role: string }): void {
 let invitationToken = '';
 
 async function start(): Promise<void> {
+  notice.textContent = sessionStorage.getItem(NOTICE_KEY) ?? '';
+  sessionStorage.removeItem(NOTICE_KEY);
   if (location.pathname === '/invitations/accept') {
     invitationToken = new URLSearchParams(location.search).get('token') ?? '';
     history.replaceState(null, '', '/');
@@ -177,8 +189,7 @@ byId('enrol-done').addEventListener('click', () => show('search'));
 
 byId('sign-out').addEventListener('click', async () => {
   await api.POST('/api/v1/auth/sign-out');
-  notice.textContent = 'You have signed out.';
-  show('sign-in');
+  endSession('You have signed out.');
 });
 function open(view: keyof typeof LOADERS): void {
   show(view);
@@ -186,8 +197,7 @@ function open(view: keyof typeof LOADERS): void {
 }
 byId('sign-out-everywhere').addEventListener('click', async () => {
   await api.POST('/api/v1/auth/sign-out-everywhere');
-  notice.textContent = 'You have signed out on every device.';
-  show('sign-in');
+  endSession('You have signed out on every device.');
 });
 for (const button of document.querySelectorAll<HTMLButtonElement>('[data-view]')) {
   button.addEventListener('click', () => open(button.dataset.view as keyof typeof LOADERS));

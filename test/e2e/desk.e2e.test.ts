@@ -479,6 +479,11 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await page.fill('#totp', totpCode(secret, clock.now()));
     await page.click('#sign-in-form button[type=submit]');
     await expect.poll(() => page.isVisible('#view-search')).toBe(true);
+    // The desk was loaded afresh: nothing of the ended session is left for whoever signs in next.
+    expect(await page.inputValue('#search-value')).toBe('');
+    await page.click('[data-view=submissions]');
+    await expect.poll(() => page.locator('#submissions-list li').count()).toBeGreaterThan(0);
+    expect(await page.isVisible('#submission')).toBe(false);
 
     // Signing out everywhere ends this session (and any other) on the server, not only in this tab.
     const cookies = await page.context().cookies();
