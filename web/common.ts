@@ -87,7 +87,7 @@ export function actionButton(text: string, label: string, run: () => Promise<voi
     textContent: text,
   });
   b.setAttribute('aria-label', label);
-  b.addEventListener('click', () => void run());
+  onClickOnce(b, run);
   return b;
 }
 

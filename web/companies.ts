@@ -1,6 +1,6 @@
 // The operators' admin pages: member companies (add one with its first key, shown once; suspend and
 // reactivate) and the safelist (identifiers that must never be listed, kept as blind indexes only).
-import { actionButton, api, byId, LABELS, labelName, option, showFieldErrors, tell } from './common.js';
+import { actionButton, api, byId, LABELS, labelName, onSubmitOnce, option, showFieldErrors, tell } from './common.js';
 
 const cell = (text: string) => Object.assign(document.createElement('td'), { textContent: text });
 const date = (iso: string) => new Date(iso).toLocaleDateString('en-GB');
@@ -76,7 +76,7 @@ export function initCompanies(): void {
     event.preventDefault();
     void loadCompanies();
   });
-  byId<HTMLFormElement>('company-form').addEventListener('submit', async (event) => {
+  onSubmitOnce(byId<HTMLFormElement>('company-form'), async (event) => {
     event.preventDefault();
     const { data, error } = await api.POST('/api/v1/admin/companies', {
       body: { businessName: byId<HTMLInputElement>('company-name').value.trim() },
@@ -94,7 +94,7 @@ export function initCompanies(): void {
 
   const label = byId<HTMLSelectElement>('safe-label');
   for (const [value, text] of LABELS) label.append(option(value, text));
-  byId<HTMLFormElement>('safelist-form').addEventListener('submit', async (event) => {
+  onSubmitOnce(byId<HTMLFormElement>('safelist-form'), async (event) => {
     event.preventDefault();
     const { data, error } = await api.POST('/api/v1/admin/safelist', {
       body: {

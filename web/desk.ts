@@ -7,6 +7,7 @@ import {
   FRAUD_TYPES,
   LABELS,
   loadBanks,
+  onClickOnce,
   onSubmitOnce,
   option,
   REPORT_FORM_IN_WORDS,
@@ -115,7 +116,7 @@ async function start(): Promise<void> {
 }
 
 // Sign-in: e-mail and password, then the code when the service asks for it.
-byId<HTMLFormElement>('sign-in-form').addEventListener('submit', async (event) => {
+onSubmitOnce(byId<HTMLFormElement>('sign-in-form'), async (event) => {
   event.preventDefault();
   const totp = byId<HTMLInputElement>('totp').value.trim();
   const { data, error } = await api.POST('/api/v1/auth/sign-in', {
@@ -144,7 +145,7 @@ byId<HTMLFormElement>('sign-in-form').addEventListener('submit', async (event) =
 });
 
 // Accepting an invitation: the name and password chosen here, then the usual sign-in.
-byId<HTMLFormElement>('accept-form').addEventListener('submit', async (event) => {
+onSubmitOnce(byId<HTMLFormElement>('accept-form'), async (event) => {
   event.preventDefault();
   const { data, error } = await api.POST('/api/v1/auth/invitations/accept', {
     body: {
@@ -173,7 +174,7 @@ async function enrol(): Promise<void> {
   byId<HTMLAnchorElement>('totp-link').href = data.data.otpauthUrl;
 }
 
-byId<HTMLFormElement>('enrol-form').addEventListener('submit', async (event) => {
+onSubmitOnce(byId<HTMLFormElement>('enrol-form'), async (event) => {
   event.preventDefault();
   const { data, error } = await api.POST('/api/v1/auth/totp/confirm', {
     body: { code: byId<HTMLInputElement>('enrol-code').value.trim() },
@@ -187,7 +188,7 @@ byId<HTMLFormElement>('enrol-form').addEventListener('submit', async (event) => 
 });
 byId('enrol-done').addEventListener('click', () => show('search'));
 
-byId('sign-out').addEventListener('click', async () => {
+onClickOnce(byId('sign-out'), async () => {
   await api.POST('/api/v1/auth/sign-out');
   endSession('You have signed out.');
 });
@@ -195,7 +196,7 @@ function open(view: keyof typeof LOADERS): void {
   show(view);
   void LOADERS[view]?.();
 }
-byId('sign-out-everywhere').addEventListener('click', async () => {
+onClickOnce(byId('sign-out-everywhere'), async () => {
   await api.POST('/api/v1/auth/sign-out-everywhere');
   endSession('You have signed out on every device.');
 });
@@ -225,7 +226,7 @@ const searchValue = () => {
   if (searchLabel.value !== 'account' || !searchBank.value || /_|[a-z]/i.test(value)) return value;
   return `${value.replace(/\s/g, '')}_${searchBank.value}`;
 };
-byId<HTMLFormElement>('search-form').addEventListener('submit', async (event) => {
+onSubmitOnce(byId<HTMLFormElement>('search-form'), async (event) => {
   event.preventDefault();
   const out = byId('search-result');
   const started = performance.now();

@@ -4,7 +4,18 @@
 // escalated ones. Nothing here ever shows an identifier's value: disputes name reports, not people.
 
 import type { paths } from '../client/src/index.js';
-import { api, byId, characterCount, clearFieldErrors, factPairs, fraudTypeName, showFieldErrors, tell } from './common.js';
+import {
+  api,
+  byId,
+  characterCount,
+  clearFieldErrors,
+  factPairs,
+  fraudTypeName,
+  onClickOnce,
+  onSubmitOnce,
+  showFieldErrors,
+  tell,
+} from './common.js';
 import { viewer } from './viewer.js';
 
 /** A dispute as the service describes it to either side and the operators. */
@@ -108,7 +119,7 @@ export function initDisputes(): void {
     event.preventDefault();
     void loadDisputes();
   });
-  byId<HTMLFormElement>('raise-form').addEventListener('submit', async (event) => {
+  onSubmitOnce(byId<HTMLFormElement>('raise-form'), async (event) => {
     event.preventDefault();
     const { data, error } = await api.POST('/api/v1/external/disputes', {
       body: { reportId: byId<HTMLInputElement>('raise-report').value, reason: byId<HTMLTextAreaElement>('raise-reason').value },
@@ -123,7 +134,7 @@ export function initDisputes(): void {
       `Dispute sent. The reporting member must answer by ${day(data.data.dispute.respondBy)}.`;
   });
   const current = () => ({ params: { path: { id: shown?.id ?? '' } } });
-  byId<HTMLFormElement>('uphold-form').addEventListener('submit', async (event) => {
+  onSubmitOnce(byId<HTMLFormElement>('uphold-form'), async (event) => {
     event.preventDefault();
     const statement = byId<HTMLTextAreaElement>('uphold-statement').value;
     await answered(
@@ -132,7 +143,7 @@ export function initDisputes(): void {
       'You stood by the report. The other side may ask the operators to decide.',
     );
   });
-  byId<HTMLFormElement>('dispute-exit-form').addEventListener('submit', async (event) => {
+  onSubmitOnce(byId<HTMLFormElement>('dispute-exit-form'), async (event) => {
     event.preventDefault();
     const reason = byId<HTMLTextAreaElement>('dispute-exit-reason').value;
     await answered(
@@ -141,10 +152,10 @@ export function initDisputes(): void {
       'The report is off the list.',
     );
   });
-  byId('escalate').addEventListener('click', async () => {
+  onClickOnce(byId('escalate'), async () => {
     await answered(await api.POST('/api/v1/external/disputes/{id}/escalate', current()), 'uphold-form', 'Sent to the operators.');
   });
-  byId<HTMLFormElement>('decide-form').addEventListener('submit', async (event) => {
+  onSubmitOnce(byId<HTMLFormElement>('decide-form'), async (event) => {
     event.preventDefault();
     const outcome = byId<HTMLSelectElement>('decide-outcome').value as 'keep' | 'remove';
     const reason = byId<HTMLTextAreaElement>('decide-reason').value;

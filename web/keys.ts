@@ -1,6 +1,6 @@
 // A company admin's API keys: issue, rotate (the old key keeps working for a day), revoke. A new key
 // is shown once, here, and never again: the service keeps only its hash.
-import { actionButton, api, byId, tell } from './common.js';
+import { actionButton, api, byId, onClickOnce, tell } from './common.js';
 
 function showNewKey(apiKey: string, message: string): void {
   byId<HTMLInputElement>('new-key').value = apiKey;
@@ -56,7 +56,7 @@ export async function loadKeys(): Promise<void> {
 }
 
 export function initKeys(): void {
-  byId('issue-key').addEventListener('click', async () => {
+  onClickOnce(byId('issue-key'), async () => {
     const { data, error } = await api.POST('/api/v1/external/keys', { body: {} });
     if (!data) {
       byId('keys-message').textContent = error?.message ?? 'That did not work.';

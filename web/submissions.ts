@@ -9,6 +9,8 @@ import {
   fraudTypeName,
   identifierText,
   LABELS,
+  onClickOnce,
+  onSubmitOnce,
   option,
   REPORT_FORM_IN_WORDS,
   showFieldErrors,
@@ -142,9 +144,9 @@ export function initSubmissions(): void {
     page++;
     void loadSubmissions();
   });
-  byId('reveal').addEventListener('click', () => void reveal());
+  onClickOnce(byId('reveal'), reveal);
   // Changing a draft's identifiers starts from their clear values, so it reveals them (audited) first.
-  byId('draft-edit-identifiers').addEventListener('click', async () => {
+  onClickOnce(byId('draft-edit-identifiers'), async () => {
     const identifiers = await reveal();
     if (!identifiers) return;
     const rows = byId('draft-identifiers');
@@ -161,11 +163,11 @@ export function initSubmissions(): void {
     byId('draft-evidence-list'),
     '/api/v1/external/uploads',
   );
-  byId('publish-draft').addEventListener('click', () => void act('publish', 'Published.'));
+  onClickOnce(byId('publish-draft'), () => act('publish', 'Published.'));
   const draftType = byId<HTMLSelectElement>('draft-type');
   for (const [value, text] of FRAUD_TYPES) draftType.append(option(value, text));
   characterCount(byId<HTMLTextAreaElement>('draft-reason'), byId('draft-reason-count'), 50, 2000);
-  byId<HTMLFormElement>('draft-form').addEventListener('submit', async (event) => {
+  onSubmitOnce(byId<HTMLFormElement>('draft-form'), async (event) => {
     event.preventDefault();
     if (!current) return;
     const id = current;
@@ -185,8 +187,8 @@ export function initSubmissions(): void {
     if (!data) return showFieldErrors(byId('draft-form'), error, byId('submission-message'), REPORT_FORM_IN_WORDS);
     await after(id, 'Draft saved.');
   });
-  byId('relist').addEventListener('click', () => void act('relist', 'Back on the list.'));
-  byId<HTMLFormElement>('exit-form').addEventListener('submit', async (event) => {
+  onClickOnce(byId('relist'), () => act('relist', 'Back on the list.'));
+  onSubmitOnce(byId<HTMLFormElement>('exit-form'), async (event) => {
     event.preventDefault();
     if (!current) return;
     const id = current;

@@ -1,6 +1,6 @@
 // A company admin's pages: the team (invite, change a role, remove; the invite link is shown once,
 // to hand over) and the company's audit trail, paged. Both through the typed client only.
-import { api, byId, clearFieldErrors, labelName, onSubmitOnce, option, showFieldErrors } from './common.js';
+import { api, byId, clearFieldErrors, labelName, onClickOnce, onSubmitOnce, option, showFieldErrors } from './common.js';
 
 const ROLES: [string, string][] = [
   ['viewer', 'Viewer — search only'],
@@ -39,7 +39,7 @@ export async function loadTeam(): Promise<void> {
     select.addEventListener('change', () => {
       save.disabled = select.value === user.role;
     });
-    save.addEventListener('click', async () => {
+    onClickOnce(save, async () => {
       save.disabled = true;
       const { error: failed } = await api.PATCH('/api/v1/external/users/{userId}', {
         params: { path: { userId: user.id } },
@@ -58,7 +58,7 @@ export async function loadTeam(): Promise<void> {
       textContent: 'Remove',
     });
     remove.setAttribute('aria-label', `Remove ${user.email}`);
-    remove.addEventListener('click', async () => {
+    onClickOnce(remove, async () => {
       if (!window.confirm(`Remove ${user.email}? They are signed out at once.`)) return;
       const { error: failed } = await api.DELETE('/api/v1/external/users/{userId}', {
         params: { path: { userId: user.id } },

@@ -1,7 +1,7 @@
 // The company's watchlist: identifiers of its own customers that Redflag watches (a report naming one
 // raises a signed webhook). Add one, remove one, or import a CSV of up to 1,000,000 lines with its
 // progress shown while it runs and every bad line listed by number afterwards.
-import { api, byId, clearFieldErrors, LABELS, option, showFieldErrors, tell } from './common.js';
+import { api, byId, clearFieldErrors, LABELS, onClickOnce, onSubmitOnce, option, showFieldErrors, tell } from './common.js';
 
 const PAGE = 20;
 
@@ -25,7 +25,7 @@ export async function loadWatchlist(): Promise<void> {
       textContent: 'Stop watching',
     });
     remove.setAttribute('aria-label', `Stop watching ${entry.value}`);
-    remove.addEventListener('click', async () => {
+    onClickOnce(remove, async () => {
       const { error } = await api.DELETE('/api/v1/external/watchlist/{id}', { params: { path: { id: entry.id } } });
       byId('watch-message').textContent = error ? error.message : `${entry.value} is no longer watched.`;
       await loadWatchlist();
@@ -164,6 +164,6 @@ async function importFile(event: Event): Promise<void> {
 export function initWatchlist(): void {
   const label = byId<HTMLSelectElement>('watch-label');
   for (const [value, text] of LABELS) label.append(option(value, text));
-  byId<HTMLFormElement>('watch-form').addEventListener('submit', (event) => void addOne(event));
-  byId<HTMLFormElement>('import-form').addEventListener('submit', (event) => void importFile(event));
+  onSubmitOnce(byId<HTMLFormElement>('watch-form'), addOne);
+  onSubmitOnce(byId<HTMLFormElement>('import-form'), importFile);
 }

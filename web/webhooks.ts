@@ -1,6 +1,6 @@
 // A company admin's webhook endpoints: add one (its signing secret shown once), pause or resume it,
 // replace its secret, remove it, and read its delivery log with each attempt, sending one again.
-import { actionButton, api, byId, clearFieldErrors, showFieldErrors, tell } from './common.js';
+import { actionButton, api, byId, clearFieldErrors, onSubmitOnce, showFieldErrors, tell } from './common.js';
 
 const EVENTS: [string, string][] = [
   ['watchlist.match', 'A report names someone on your watchlist'],
@@ -132,7 +132,7 @@ export function initWebhooks(): void {
     label.append(box, ` ${text}`);
     events.append(label);
   }
-  byId<HTMLFormElement>('webhook-form').addEventListener('submit', async (event) => {
+  onSubmitOnce(byId<HTMLFormElement>('webhook-form'), async (event) => {
     event.preventDefault();
     const form = byId('webhook-form');
     clearFieldErrors(form);
