@@ -52,7 +52,10 @@ export async function loadDisputes(): Promise<void> {
       const open = Object.assign(document.createElement('button'), {
         type: 'button',
         className: 'link-dark',
-        textContent: `${whoDisputes(d)} · report by ${d.reportingCompany.businessName} · ${STATUS[d.status] ?? d.status}`,
+        // The report as a person knows it first: two disputes between the same members still differ.
+        textContent: `${fraudTypeName(d.report.fraudType)} report by ${d.reportingCompany.businessName}${
+          d.report.publishedAt ? `, listed ${day(d.report.publishedAt)}` : ''
+        } · ${whoDisputes(d)} · ${STATUS[d.status] ?? d.status}`,
       });
       open.addEventListener('click', () => show(d));
       const li = document.createElement('li');
@@ -68,6 +71,13 @@ function whoDisputes(d: Dispute): string {
 }
 
 function show(d: Dispute): void {
+  // What was typed for another dispute is not an answer to this one.
+  if (shown?.id !== d.id) {
+    for (const form of ['uphold-form', 'dispute-exit-form', 'decide-form']) {
+      byId<HTMLFormElement>(form).reset();
+      for (const area of byId(form).querySelectorAll('textarea')) area.dispatchEvent(new Event('input'));
+    }
+  }
   shown = d;
   const mine = d.reportingCompany.id === viewer.companyId;
   byId('dispute-title').textContent = `Dispute — ${STATUS[d.status] ?? d.status}`;

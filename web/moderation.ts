@@ -35,9 +35,14 @@ export async function loadQueue(): Promise<void> {
       className: 'link-dark',
       textContent: `${fraudTypeName(item.fraudType)} · ${item.financialInstitution} · ${new Date(item.createdAt).toLocaleDateString('en-GB')}`,
     });
+    // The story's opening words (masked) tell apart reports of one kind, bank and day.
+    const opening = Object.assign(document.createElement('p'), {
+      className: 'wrap',
+      textContent: item.fraudReason.length > 90 ? `${item.fraudReason.slice(0, 90)}…` : item.fraudReason,
+    });
     open.addEventListener('click', () => void openReport(item.id));
     const li = document.createElement('li');
-    li.append(open);
+    li.append(open, opening);
     list.append(li);
   }
 }
@@ -60,11 +65,27 @@ async function openReport(id: string): Promise<void> {
     ['Victim', [r.victim?.name, r.victim?.email, r.victim?.phone].filter(Boolean).join(', ') || '—'],
     ['Reporter', [r.guestInfo?.name, r.guestInfo?.email, r.guestInfo?.phone].filter(Boolean).join(', ') || '—'],
     ['Amount lost', amountLost(r.victim)],
-    ['Evidence files', String(r.attachments.length)],
   ];
   byId('moderation-details').replaceChildren(...factPairs(facts));
   byId('moderation-reason').textContent = r.fraudReason;
   byId('moderation-identifiers').replaceChildren(...r.identifiers.map((i) => text('li', identifierText(i.label, i.value))));
+  // The evidence is what a decision rests on: each file opens in a new tab (its link expires in minutes).
+  byId('moderation-evidence-heading').textContent = r.attachments.length
+    ? `Evidence files (${r.attachments.length})`
+    : 'No evidence files';
+  byId('moderation-evidence').replaceChildren(
+    ...r.attachments.map((url, i) => {
+      const link = Object.assign(document.createElement('a'), {
+        href: url,
+        target: '_blank',
+        rel: 'noopener',
+        textContent: `Evidence file ${i + 1} of ${r.attachments.length} (opens in a new tab)`,
+      });
+      const li = document.createElement('li');
+      li.append(link);
+      return li;
+    }),
+  );
   byId('moderation-message').textContent = '';
   // The reason typed for another report, and its errors, are not this report's.
   byId<HTMLTextAreaElement>('reject-reason').value = '';

@@ -91,13 +91,27 @@ describe.skipIf(!hasChromium)('disputes and webhooks in the desk, for a company 
       payload: { reportId: ours.id, reason: WHY },
     });
     expect(raised.statusCode).toBe(201);
+    // A second dispute, on another report of ours: what is typed for one is not an answer to the other.
+    const theft = await createReport(t, us.apiKey, {
+      fraudType: 'theft',
+      identifiers: [{ label: 'phone', value: '0802 555 0303' }],
+    });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/external/disputes',
+      headers: key(them.apiKey),
+      payload: { reportId: theft.id, reason: WHY },
+    });
     await page.click('button[data-view="disputes"]:visible');
     await page.selectOption('#disputes-side', 'received');
     await page.selectOption('#disputes-status', 'open');
     await page.click('#disputes-filter button[type=submit]');
     await expect.poll(() => page.textContent('#disputes-list')).toContain('Raised by Moniepoint Test MFB');
-    await page.click('#disputes-list button');
+    await page.click('#disputes-list button:has-text("Theft")');
     await expect.poll(() => page.isVisible('#uphold-form')).toBe(true);
+    await page.fill('#uphold-statement', 'Typed for the theft report.');
+    await page.click('#disputes-list button:has-text("Money mule")');
+    await expect.poll(() => page.inputValue('#uphold-statement')).toBe('');
     await page.fill('#uphold-statement', 'Short.');
     await page.click('#uphold-form button[type=submit]');
     await expect.poll(() => page.getAttribute('#uphold-statement', 'aria-invalid')).toBe('true');

@@ -5,6 +5,7 @@ import { accept, invite, PASSWORD, sessionCookie, sessionHeaders, signIn, testCl
 import { createOperator } from '../helpers/principals.js';
 import { filePublicReport, uniquePhone } from '../helpers/public-reports.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { samples, uploadFile } from '../helpers/uploads.js';
 import { fitsWidth, hasChromium, launchChromium, seriousViolations } from './browser.js';
 
 const PORT = 4804;
@@ -44,8 +45,10 @@ describe.skipIf(!hasChromium)('the operators’ moderation queue in the desk, in
   });
 
   it('a moderator reads a public report decoded, publishes one and rejects another with a reason', async () => {
-    await filePublicReport(t, '0803 222 3344');
+    const evidence = await uploadFile(t, undefined, samples.pdf(), { url: '/api/v1/public/uploads' });
     await filePublicReport(t, uniquePhone());
+    // Filed last, so listed first: the report the moderator opens.
+    await filePublicReport(t, '0803 222 3344', { attachments: [evidence.json().data.url] });
     await page.goto(base);
     await page.fill('#email', moderator.email);
     await page.fill('#password', PASSWORD);
@@ -66,6 +69,13 @@ describe.skipIf(!hasChromium)('the operators’ moderation queue in the desk, in
     expect(await page.textContent('#moderation-identifiers')).toMatch(/Phone number: \+234/);
     expect(await page.textContent('#moderation-details')).toMatch(/Amount lost\s*NGN 250,000/);
     expect(await page.textContent('#moderation-title')).toContain('waiting for a decision');
+    // The evidence the decision rests on opens from here: the file's own bytes.
+    expect(await page.locator('#moderation-evidence a').count()).toBe(1);
+    const file = await page.evaluate(async () => {
+      const href = document.querySelector<HTMLAnchorElement>('#moderation-evidence a')?.href ?? '';
+      return (await (await fetch(href)).text()).slice(0, 5);
+    });
+    expect(file).toBe('%PDF-');
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
     await page.click('#moderation-publish');
