@@ -6,6 +6,7 @@ import {
   FRAUD_TYPES,
   LABELS,
   loadBanks,
+  onSubmitOnce,
   option,
   REPORT_FORM_IN_WORDS,
   showFieldErrors,
@@ -52,8 +53,8 @@ function contact(prefix: string): Record<string, string> | undefined {
   return entries.length ? Object.fromEntries(entries) : undefined;
 }
 
-form.addEventListener('submit', async (event) => {
-  event.preventDefault();
+// One report per press; the button stays enabled (and focused) while it goes, so a keyboard user is not dropped.
+onSubmitOnce(form, async () => {
   const entity = form.querySelector<HTMLInputElement>('input[name=reportingEntity]:checked')?.value ?? 'self';
   const victim: Record<string, string | number> = { ...contact('victim') };
   const amount = Number(text('amountLost').replace(/[,\s₦]/g, ''));
@@ -64,8 +65,6 @@ form.addEventListener('submit', async (event) => {
   }
   const noBank = missingBanks(rows);
   if (noBank) return showFieldErrors(form, noBank, message);
-  const submit = byId<HTMLButtonElement>('submit');
-  submit.disabled = true;
   message.textContent = 'Sending…';
   const { data, error, response } = await api.POST('/api/v1/public/reports', {
     body: {
@@ -80,7 +79,6 @@ form.addEventListener('submit', async (event) => {
       ...(entity !== 'self' && contact('reporter') ? { guestInfo: contact('reporter') } : {}),
     },
   });
-  submit.disabled = false;
   if (data) {
     form.hidden = true;
     byId('reference').textContent = data.data.id;

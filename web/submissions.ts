@@ -17,7 +17,7 @@ import {
   tell,
 } from './common.js';
 import { EvidenceList } from './evidence.js';
-import { identifierRow, MAX_IDENTIFIER_ROWS, readIdentifiers, wireAddIdentifier } from './identifier-rows.js';
+import { identifierRow, MAX_IDENTIFIER_ROWS, missingBanks, readIdentifiers, wireAddIdentifier } from './identifier-rows.js';
 
 const LIMIT = 10;
 let page = 1;
@@ -175,6 +175,8 @@ export function initSubmissions(): void {
       byId('submission-message').textContent = 'The evidence files are still uploading. Save when each shows “added”.';
       return;
     }
+    const noBank = editingIdentifiers ? missingBanks(byId('draft-identifiers')) : undefined;
+    if (noBank) return showFieldErrors(byId('draft-form'), noBank, byId('submission-message'));
     const { data, error } = await api.PATCH('/api/v1/external/reports/submissions/{id}', {
       params: { path: { id } },
       body: {

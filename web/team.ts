@@ -149,7 +149,10 @@ export async function loadAudit(): Promise<void> {
     // What was searched is never shown, only its label and how many reports matched.
     const what = event.label
       ? `${labelName(event.label)}${event.resultCount === null ? '' : ` · ${event.resultCount} found`}`
-      : (event.reportId ?? '');
+      : // A report by the start of its reference: the whole id (36 characters) does not fit a phone.
+        event.reportId
+        ? `report ${event.reportId.slice(0, 8)}`
+        : '';
     for (const text of [
       new Date(event.createdAt).toLocaleString('en-GB', {
         year: '2-digit',

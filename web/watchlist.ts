@@ -1,7 +1,18 @@
 // The company's watchlist: identifiers of its own customers that Redflag watches (a report naming one
 // raises a signed webhook). Add one, remove one, or import a CSV of up to 1,000,000 lines with its
 // progress shown while it runs and every bad line listed by number afterwards.
-import { api, byId, clearFieldErrors, LABELS, onClickOnce, onSubmitOnce, option, showFieldErrors, tell } from './common.js';
+import {
+  api,
+  byId,
+  clearFieldErrors,
+  LABELS,
+  loadBanks,
+  onClickOnce,
+  onSubmitOnce,
+  option,
+  showFieldErrors,
+  tell,
+} from './common.js';
 
 const PAGE = 20;
 
@@ -39,12 +50,29 @@ async function addOne(event: Event): Promise<void> {
   event.preventDefault();
   const form = byId('watch-form');
   const ref = byId<HTMLInputElement>('watch-ref').value.trim();
+  const label = byId<HTMLSelectElement>('watch-label').value;
+  let value = byId<HTMLInputElement>('watch-value').value;
+  const bank = byId<HTMLSelectElement>('watch-bank').value;
+  // An account is watched at its bank, chosen from the list (the stored form is <number>_<bank slug>).
+  if (label === 'account' && value.trim() && !/_|[a-z]/i.test(value)) {
+    if (!bank) {
+      return showFieldErrors(
+        form,
+        {
+          message: 'Choose the bank of the account.',
+          data: { errors: [{ field: 'bank', message: 'Choose the bank of this account' }] },
+        },
+        byId('watch-message'),
+      );
+    }
+    value = `${value.replace(/\s/g, '')}_${bank}`;
+  }
   const { data, error } = await api.POST('/api/v1/external/watchlist', {
     body: {
       items: [
         {
-          label: byId<HTMLSelectElement>('watch-label').value,
-          value: byId<HTMLInputElement>('watch-value').value,
+          label,
+          value,
           ...(ref ? { ref } : {}),
         },
       ],
@@ -164,6 +192,13 @@ async function importFile(event: Event): Promise<void> {
 export function initWatchlist(): void {
   const label = byId<HTMLSelectElement>('watch-label');
   for (const [value, text] of LABELS) label.append(option(value, text));
+  void loadBanks(byId<HTMLSelectElement>('watch-bank'), (b) => b.slug);
+  const showBank = () => {
+    byId('watch-bank-field').hidden = label.value !== 'account';
+    clearFieldErrors(byId('watch-form'));
+  };
+  label.addEventListener('change', showBank);
+  showBank();
   onSubmitOnce(byId<HTMLFormElement>('watch-form'), addOne);
   onSubmitOnce(byId<HTMLFormElement>('import-form'), importFile);
 }

@@ -372,6 +372,11 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
     await screenshot(page, 'audit-trail');
+    // Every action: a report is named by the start of its reference, and the page still fits a phone.
+    await page.selectOption('#audit-action', '');
+    await page.click('#audit-filter button[type=submit]');
+    await expect.poll(() => page.textContent('#audit-rows')).toMatch(/report [0-9a-f]{8}(?![0-9a-f-])/);
+    expect(await fitsWidth(page)).toBe(true);
   });
 
   // An import through the browser under a loaded CI machine takes a while: more than the default 30 s.
@@ -399,6 +404,17 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await page.click('#watch-form button[type=submit]');
     await expect.poll(() => page.textContent('#watch-message')).toContain('already on your watchlist');
     expect(await page.locator('#watch-form .field-error').count()).toBe(0);
+    // An account is watched at its bank, chosen from the list, and asked for in words when missing.
+    await page.selectOption('#watch-label', 'account');
+    await page.fill('#watch-value', '0010246780');
+    await page.click('#watch-form button[type=submit]');
+    await expect.poll(() => page.getAttribute('#watch-bank', 'aria-invalid')).toBe('true');
+    expect(await page.textContent('#watch-form')).toContain('Choose the bank of this account');
+    await page.locator('#watch-bank').selectOption({ index: 1 });
+    const watched = page.waitForRequest((request) => request.url().endsWith('/api/v1/external/watchlist'));
+    await page.click('#watch-form button[type=submit]');
+    expect((await watched).postDataJSON().items[0].value).toBe(`0010246780_${await page.inputValue('#watch-bank')}`);
+    await expect.poll(() => page.textContent('#watch-message')).toBe('Added to the watchlist.');
 
     const lines = ['label,value,ref'];
     for (let i = 0; i < 1500; i++) lines.push(`phone,0805${String(1_000_000 + i)},c-${i}`);
@@ -414,7 +430,8 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
       .poll(() => page.textContent('#import-status'), { timeout: 90_000 })
       .toContain('Done: 1,500 of 1,500 lines read · 1,498 added · 2 not added');
     expect(await page.textContent('#import-errors')).toMatch(/Line 102: .*Line 1202: /s);
-    await expect.poll(() => page.textContent('#watch-count')).toContain('1,499 identifiers watched');
+    // 1,498 from the file, the phone and the account added by hand.
+    await expect.poll(() => page.textContent('#watch-count')).toContain('1,500 identifiers watched');
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
     await page.locator('#import-form').scrollIntoViewIfNeeded();
