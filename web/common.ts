@@ -39,10 +39,12 @@ export function labelName(code: string): string {
   return LABELS.find(([value]) => value === code)?.[1] ?? code.replace(/_/g, ' ');
 }
 
-/** "Bank account: 0010246780 at access-bank" rather than the stored "0010246780_access-bank". */
+/** "Bank account: 0010246780 at Access Bank" rather than the stored "0010246780_access-bank". */
 export function identifierText(label: string, value: string): string {
   const account = label === 'account' ? /^(\d{10})_(.+)$/.exec(value) : null;
-  return `${labelName(label)}: ${account ? `${account[1]} at ${account[2]}` : value}`;
+  if (!account) return `${labelName(label)}: ${value}`;
+  const slug = account[2] as string;
+  return `${labelName(label)}: ${account[1]} at ${bankNames.get(slug) ?? slug}`;
 }
 
 export function byId<T extends HTMLElement>(id: string): T {
@@ -129,16 +131,29 @@ export function onSubmitOnce(form: HTMLFormElement, handler: (event: SubmitEvent
   });
 }
 
-/** A button whose action goes once at a time, as `onSubmitOnce`. */
+/**
+ * A button whose action goes once at a time, as `onSubmitOnce`. When the action redraws a list and
+ * takes the button with it, the keyboard carries on at the same row (or the one before, when the row
+ * went), not at the top of the page.
+ */
 export function onClickOnce(button: HTMLElement, handler: () => Promise<unknown>): void {
   let busy = false;
   button.addEventListener('click', () => {
     if (busy) return;
     busy = true;
+    const list = button.closest('tbody, ul, ol');
+    const item = button.closest('tr, li');
+    const at = list && item ? [...list.children].indexOf(item) : -1;
+    const heading = button.closest('section')?.querySelector<HTMLElement>('h1');
     void Promise.resolve()
       .then(handler)
       .finally(() => {
         busy = false;
+        if (button.isConnected || (document.activeElement && document.activeElement !== document.body)) return;
+        const near = list?.isConnected ? list.children[Math.min(at, list.children.length - 1)] : undefined;
+        const next = near?.querySelector<HTMLElement>('button') ?? heading;
+        if (next && next === heading) next.tabIndex = -1;
+        next?.focus();
       });
   });
 }
@@ -199,10 +214,23 @@ export function showFieldErrors(
   first?.focus();
 }
 
+/** The bank list, fetched once a page: every picker fills from it, and `identifierText` names banks by it. */
+let banks: Promise<{ name: string; slug: string }[]> | undefined;
+const bankNames = new Map<string, string>();
+function bankList(): Promise<{ name: string; slug: string }[]> {
+  banks ??= api.GET('/api/v1/meta-data/banks').then(({ data }) => {
+    const list = data?.data.entity ?? [];
+    // A failed fetch is tried again by the next picker rather than remembered.
+    if (list.length === 0) banks = undefined;
+    for (const bank of list) bankNames.set(bank.slug, bank.name);
+    return list;
+  });
+  return banks;
+}
+
 export async function loadBanks(
   select: HTMLSelectElement,
   optionValue: (b: { name: string; slug: string }) => string,
 ): Promise<void> {
-  const { data } = await api.GET('/api/v1/meta-data/banks');
-  for (const bank of data?.data.entity ?? []) select.append(option(optionValue(bank), bank.name));
+  for (const bank of await bankList()) select.append(option(optionValue(bank), bank.name));
 }

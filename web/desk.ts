@@ -192,7 +192,19 @@ onClickOnce(byId('sign-out'), async () => {
   await api.POST('/api/v1/auth/sign-out');
   endSession('You have signed out.');
 });
+/**
+ * A page opened from the menu starts clean: the outcome of what was done there before ("Published.",
+ * a reference, a field error) and the panels opened then (a report, a dispute, a key or secret shown
+ * once) were about that moment, not this one.
+ */
 function open(view: keyof typeof LOADERS): void {
+  const page = byId(`view-${view}`);
+  for (const panel of page.querySelectorAll<HTMLElement>('[data-transient]')) {
+    panel.hidden = true;
+    for (const shownOnce of panel.querySelectorAll<HTMLInputElement>('input[readonly]')) shownOnce.value = '';
+  }
+  for (const message of page.querySelectorAll<HTMLElement>('.form-message')) message.textContent = '';
+  clearFieldErrors(page);
   show(view);
   void LOADERS[view]?.();
 }

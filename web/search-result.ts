@@ -66,8 +66,7 @@ export function renderSearchResult(out: HTMLElement, data: SearchData, viewer?: 
         el('p', r.fraudReason),
         el('p', `Identifiers: ${r.identifiers.map((i) => labelName(i.label)).join(', ')}`, 'hint'),
       );
-      if (r.dispute)
-        item.append(el('p', `Disputed (${r.dispute.status}); the member must answer by ${day(r.dispute.respondBy)}.`, 'badge'));
+      if (r.dispute) item.append(el('p', disputeText(r.dispute), 'badge'));
       if (viewer?.mayDispute && r.companyId !== viewer.companyId && !r.dispute) {
         const dispute = el('button', 'Dispute this report', 'secondary cell-control') as HTMLButtonElement;
         dispute.type = 'button';
@@ -91,4 +90,12 @@ export function renderSearchResult(out: HTMLElement, data: SearchData, viewer?: 
     }
     out.append(list);
   }
+}
+
+/** Where an open dispute stands, in words, and who acts next. */
+function disputeText(dispute: { status: string; respondBy: string }): string {
+  if (dispute.status === 'open') return `Disputed: the reporting member must answer by ${day(dispute.respondBy)}.`;
+  if (dispute.status === 'upheld')
+    return 'Disputed: the reporting member stands by it; either side may ask the operators to decide.';
+  return 'Disputed: the operators are deciding.';
 }

@@ -57,7 +57,7 @@ export async function loadSubmissions(): Promise<void> {
     const open = Object.assign(document.createElement('button'), {
       type: 'button',
       className: 'link-dark',
-      textContent: `${fraudTypeName(item.fraudType)} · ${item.listingStatus} · ${new Date(item.createdAt).toLocaleDateString('en-GB')}`,
+      textContent: `${fraudTypeName(item.fraudType)} · ${standing(item)} · ${new Date(item.createdAt).toLocaleDateString('en-GB')}`,
     });
     open.addEventListener('click', () => void openSubmission(item.id));
     li.append(open, Object.assign(document.createElement('p'), { textContent: item.fraudReason }));
@@ -65,12 +65,18 @@ export async function loadSubmissions(): Promise<void> {
   }
 }
 
+/** Where a report stands, in words: a draft is on no list, whatever its listing field says. */
+function standing(r: { status: string; listingStatus: string }): string {
+  if (r.status === 'draft') return 'draft, not published';
+  return r.listingStatus === 'listed' ? 'on the list' : 'taken off the list';
+}
+
 async function openSubmission(id: string): Promise<void> {
   const { data } = await api.GET('/api/v1/external/reports/submissions/{id}', { params: { path: { id } } });
   if (!data) return;
   const r = data.data.report;
   current = id;
-  byId('submission-title').textContent = `${fraudTypeName(r.fraudType)} — ${r.status}, ${r.listingStatus}`;
+  byId('submission-title').textContent = `${fraudTypeName(r.fraudType)} — ${standing(r)}`;
   byId('submission-reason').textContent = r.fraudReason;
   showIdentifiers(r.identifiers.map((i) => [i.label, 'hidden until revealed']));
   byId('publish-draft').hidden = r.status !== 'draft';

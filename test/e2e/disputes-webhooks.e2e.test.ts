@@ -128,7 +128,7 @@ describe.skipIf(!hasChromium)('disputes and webhooks in the desk, for a company 
     await page.selectOption('#search-label', 'phone');
     await page.fill('#search-value', '0802 555 0202');
     await page.click('#search-button');
-    await expect.poll(() => page.textContent('#search-result')).toContain('Disputed (upheld)');
+    await expect.poll(() => page.textContent('#search-result')).toContain('Disputed: the reporting member stands by it');
     expect(await page.textContent('.verdict')).toContain('Open disputes1');
     // Our own report: nothing to dispute.
     expect(await page.locator('#search-result button:has-text("Dispute this report")').count()).toBe(0);
@@ -177,6 +177,8 @@ describe.skipIf(!hasChromium)('disputes and webhooks in the desk, for a company 
 
     await page.click('#webhook-rows button:has-text("Pause")');
     await expect.poll(() => page.textContent('#webhook-rows')).toContain('paused');
+    // The table was redrawn: the keyboard carries on in the endpoint's row, not at the top of the page.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.closest('#webhook-rows tr') !== null)).toBe(true);
     page.once('dialog', (dialog) => void dialog.accept());
     await page.click('#webhook-rows button:has-text("Remove")');
     await expect.poll(() => page.textContent('#webhooks-count')).toBe('0 endpoints');

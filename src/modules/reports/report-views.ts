@@ -7,7 +7,7 @@ export interface IdentifierView {
 }
 
 /**
- * A report as the API shows it. The list route's response schema drops `status` and identifier ids,
+ * A report as the API shows it. The list route's response schema drops the identifier ids,
  * so one view serves search, list, get and decode.
  */
 export function reportView(

@@ -122,8 +122,16 @@ export const ReportOut = Type.Object({
   identifiers: Type.Array(IdentifierOut),
 });
 
-/** A list item: no `status`, identifiers without ids (the interface document's list shape). */
-export const ReportListItem = Type.Object({ ...reportOutFields, identifiers: Type.Array(IdentifierOutNoId) });
+/**
+ * A list item: identifiers without ids (the interface document's list shape), plus `status`. The
+ * document's list has none, but a draft's `listingStatus` says `listed`, so without it a list could
+ * not tell a draft from a report on the list.
+ */
+export const ReportListItem = Type.Object({
+  ...reportOutFields,
+  status: StringEnum(REPORT_STATUSES),
+  identifiers: Type.Array(IdentifierOutNoId),
+});
 
 export const CreatedReport = Type.Object({
   id: Type.String(),
