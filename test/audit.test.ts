@@ -6,7 +6,7 @@ import { buildTestApp, type TestApp } from './helpers/test-app.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await buildTestApp();
+  t = await buildTestApp({ config: { webhookAllowPrivate: true } });
 });
 afterAll(() => t.close());
 
@@ -139,5 +139,52 @@ describe('GET /api/v1/external/audit', () => {
     expect((await audit(operator.apiKey)).statusCode).toBe(403);
     const company = await createCompany(t);
     expect((await audit(company.apiKey, '?limit=101')).statusCode).toBe(400);
+  });
+
+  it("records the company's administrative changes, each naming what it was made to, with the change", async () => {
+    const company = await createCompany(t);
+    const operator = await createOperator(t);
+    const send = (method: 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object, apiKey = company.apiKey) =>
+      t.app.inject({ method, url, headers: key(apiKey), ...(payload ? { payload } : {}) });
+    const issued = (await send('POST', '/api/v1/external/keys', {})).json().data;
+    const rotated = (await send('POST', `/api/v1/external/keys/${issued.key.id}/rotate`, { graceHours: 0 })).json().data;
+    await send('POST', `/api/v1/admin/keys/${rotated.key.id}/revoke`, undefined, operator.apiKey);
+    const invited = (
+      await send('POST', '/api/v1/external/users', { email: `audit.${digits(6)}@bank.example`, role: 'viewer' })
+    ).json().data;
+    await send('PATCH', `/api/v1/external/users/${invited.userId}`, { role: 'analyst' });
+    await send('DELETE', `/api/v1/external/users/${invited.userId}`);
+    const hook = (
+      await send('POST', '/api/v1/external/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['watchlist.match'] })
+    ).json().data.webhook;
+    await send('PATCH', `/api/v1/external/webhooks/${hook.id}`, { enabled: false });
+    await send('DELETE', `/api/v1/external/webhooks/${hook.id}`);
+
+    const events = (await audit(company.apiKey, '?limit=100')).json().data.data as Array<{
+      action: string;
+      subjectId: string | null;
+      actor: string;
+      keyId: string | null;
+    }>;
+    const changes = events
+      .filter((e) => e.subjectId !== null)
+      .reverse()
+      .map((e) => [e.action, e.subjectId, e.actor]);
+    expect(changes).toEqual([
+      ['key_issue', issued.key.id, 'company'],
+      ['key_rotate', issued.key.id, 'company'],
+      // An operator's change to the company's key is in the company's trail, by "the operators".
+      ['key_revoke', rotated.key.id, 'operators'],
+      ['user_invite', invited.userId, 'company'],
+      ['user_role', invited.userId, 'company'],
+      ['user_remove', invited.userId, 'company'],
+      ['webhook_create', hook.id, 'company'],
+      ['webhook_change', hook.id, 'company'],
+      ['webhook_remove', hook.id, 'company'],
+    ]);
+    expect(events.find((e) => e.action === 'key_issue')?.keyId).toBe(company.keyId);
+    // A search names no subject.
+    await search(t, company.apiKey, 'phone', `0803${digits(7)}`);
+    expect((await audit(company.apiKey, '?action=search')).json().data.data[0].subjectId).toBeNull();
   });
 });

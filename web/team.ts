@@ -101,8 +101,27 @@ const ACTIONS: Record<string, string> = {
   'submission.disputed': 'Your report was disputed',
   'submission.exited': 'Your report left the list',
   'submission.relisted': 'Your report is back on the list',
+  key_issue: 'API key issued',
+  key_rotate: 'API key replaced',
+  key_revoke: 'API key revoked',
+  user_invite: 'Person invited',
+  user_role: 'Role changed',
+  user_remove: 'Person removed',
+  user_suspend: 'Person suspended',
+  user_activate: 'Person let back in',
+  webhook_create: 'Webhook endpoint added',
+  webhook_change: 'Webhook endpoint changed',
+  webhook_remove: 'Webhook endpoint removed',
+  webhook_secret: 'Webhook secret replaced',
 };
 const actionName = (code: string) => ACTIONS[code] ?? code.replace(/[._]/g, ' ');
+
+/** What an administrative change was made to: a person by name, a key or an endpoint by the start of its id. */
+function subjectText(action: string, id: string, names: Map<string, string>): string {
+  if (action.startsWith('user_')) return names.get(id) ?? `person ${id.slice(0, 8)}`;
+  if (action.startsWith('key_')) return `key ${id.slice(0, 8)}`;
+  return `endpoint ${id.slice(0, 8)}`;
+}
 
 /** Who acted from outside the company, in words: their ids are never given. */
 const OUTSIDE_ACTORS = { another_member: 'another member', operators: 'the operators', system: 'Redflag (automatic)' };
@@ -147,12 +166,14 @@ export async function loadAudit(): Promise<void> {
           ? (names.get(event.userId) ?? `user ${event.userId.slice(0, 8)}`)
           : `key ${(event.keyId ?? '').slice(0, 8)}`;
     // What was searched is never shown, only its label and how many reports matched.
-    const what = event.label
-      ? `${labelName(event.label)}${event.resultCount === null ? '' : ` · ${event.resultCount} found`}`
-      : // A report by the start of its reference: the whole id (36 characters) does not fit a phone.
-        event.reportId
-        ? `report ${event.reportId.slice(0, 8)}`
-        : '';
+    const what = event.subjectId
+      ? subjectText(event.action, event.subjectId, names)
+      : event.label
+        ? `${labelName(event.label)}${event.resultCount === null ? '' : ` · ${event.resultCount} found`}`
+        : // A report by the start of its reference: the whole id (36 characters) does not fit a phone.
+          event.reportId
+          ? `report ${event.reportId.slice(0, 8)}`
+          : '';
     for (const text of [
       new Date(event.createdAt).toLocaleString('en-GB', {
         year: '2-digit',

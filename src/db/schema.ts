@@ -153,6 +153,8 @@ export interface AuditEventsTable {
   report_id: string | null;
   result_count: number | null;
   request_id: string;
+  /** The key, user or webhook endpoint an administrative change was made to (migration 0025). */
+  subject_id: Generated<string | null>;
   created_at: Generated<Date>;
 }
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ChangeActor } from '../modules/audit/audit.repository.js';
 import type { CompanyPrincipal, KeyAuthenticator, OperatorPrincipal, Principal } from '../modules/keys/keys.authenticator.js';
 import type { SessionAuthRow } from '../modules/users/sessions.repository.js';
 import { AppError } from './errors.js';
@@ -176,4 +177,15 @@ export function sessionUserOf(request: FastifyRequest) {
   const user = principalOf(request).user;
   if (!user) throw new Error(`${request.routeOptions.url} is not declared auth: 'session'`);
   return user;
+}
+
+/** Who makes an administrative change, for the audit row written with it. */
+export function changeActorOf(request: FastifyRequest): ChangeActor {
+  const principal = principalOf(request);
+  return {
+    keyId: principal.keyId,
+    userId: principal.user?.userId ?? null,
+    ...(principal.role === 'operator' ? { operatorId: principal.operatorId } : {}),
+    requestId: String(request.id),
+  };
 }

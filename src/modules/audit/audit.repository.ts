@@ -20,6 +20,16 @@ export interface AuditEntry {
   /** The blind index searched for: enough to tell which searches asked for the same value, never the value. */
   blindIndex?: Buffer | undefined;
   resultCount?: number | undefined;
+  /** The key, user or webhook endpoint an administrative change was made to. */
+  subjectId?: string | undefined;
+}
+
+/** Who made an administrative change, as the routes know it: written with the change (recordChange). */
+export interface ChangeActor {
+  keyId: string | null;
+  userId: string | null;
+  operatorId?: string | undefined;
+  requestId: string;
 }
 
 /** The row an audit entry is stored as (also written by statements that insert it alongside their change). */
@@ -35,7 +45,27 @@ export function auditRow(entry: AuditEntry) {
     label: entry.label ?? null,
     blind_index: entry.blindIndex ?? null,
     result_count: entry.resultCount ?? null,
+    ...(entry.subjectId ? { subject_id: entry.subjectId } : {}),
   };
+}
+
+/**
+ * An administrative change in the trail of the company it concerns (or of no company: an operator's
+ * own key or user), in the caller's transaction. Without an actor (the command line on the service's
+ * machine, a company's first key) nothing is written: the trail is of what keys and accounts did.
+ */
+export async function recordChange(
+  db: Db,
+  actor: ChangeActor | undefined,
+  change: { companyId: string | null; action: AuditAction; subjectId: string },
+): Promise<void> {
+  if (!actor) return;
+  await recordAudit(db, {
+    ...actor,
+    companyId: change.companyId ?? undefined,
+    action: change.action,
+    subjectId: change.subjectId,
+  });
 }
 
 /** Writes audit rows; inside the caller's transaction when there is one, so the row lands with the change. */
@@ -55,6 +85,7 @@ export interface AuditPage {
     report_id: string | null;
     result_count: number | null;
     request_id: string;
+    subject_id: string | null;
     created_at: Date;
   }>;
   total: number;
@@ -92,6 +123,7 @@ export async function listCompanyAudit(
       'report_id',
       'result_count',
       'request_id',
+      'subject_id',
       'created_at',
     ])
     .orderBy('id', 'desc')
@@ -118,6 +150,7 @@ export async function listCompanyAudit(
         'a.report_id',
         'a.result_count',
         'a.request_id',
+        'a.subject_id',
         'a.created_at',
       ])
       .orderBy('a.id', 'desc')

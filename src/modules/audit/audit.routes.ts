@@ -12,7 +12,12 @@ import type { AuditPseudonyms } from './audit-pseudonyms.js';
 const AuditQuery = Type.Object({
   page: PageNumber,
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-  action: Type.Optional(Type.String({ maxLength: 32, description: 'search, decode, create, publish, exit, relist ...' })),
+  action: Type.Optional(
+    Type.String({
+      maxLength: 32,
+      description: 'search, screen, decode, create, edit, publish, exit, relist, key_issue, user_invite, webhook_create ...',
+    }),
+  ),
   from: Type.Optional(Type.String({ description: 'ISO date (a UTC day) or date-time, inclusive' })),
   to: Type.Optional(Type.String({ description: 'ISO date (a UTC day) or date-time, inclusive; a date covers its whole day' })),
 });
@@ -42,6 +47,10 @@ const AuditEvent = Type.Object({
     Type.Null(),
   ]),
   reportId: Type.Union([Type.String(), Type.Null()]),
+  subjectId: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "What an administrative change was made to: the company's API key (key_issue, key_rotate, key_revoke), user (user_invite, user_role, user_remove) or webhook endpoint (webhook_create, webhook_change, webhook_remove, webhook_secret); null otherwise",
+  }),
   resultCount: Type.Union([Type.Integer(), Type.Null()]),
   requestId: Type.Union([Type.String(), Type.Null()], {
     description:
@@ -91,6 +100,7 @@ export const auditRoutes: RoutesPlugin<{
         label: r.label,
         blindIndex: r.blind_index ? pseudonyms.ofValue(principal.companyId, Buffer.from(r.blind_index)) : null,
         reportId: r.report_id,
+        subjectId: r.subject_id,
         resultCount: r.result_count,
         // Another party's request id may be their own correlation id (a customer reference, say).
         requestId: r.actor === 'company' || r.actor === 'system' ? r.request_id : null,

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { companyOf, principalOf } from '../../http/auth.js';
+import { changeActorOf, companyOf, principalOf } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { errorResponses } from '../../http/openapi.js';
 import type { RoutesPlugin } from '../../http/types.js';
@@ -44,7 +44,7 @@ export const keyRoutes: RoutesPlugin<{ keys: KeysService }> = async (app, { keys
       preValidation: noBodyMeansDefaults,
     },
     async (request, reply) => {
-      const issued = await keys.issueForCompany(request.params.companyId, request.body);
+      const issued = await keys.issueForCompany(request.params.companyId, request.body, changeActorOf(request));
       return reply.code(201).send(ok(issued, 'API key issued'));
     },
   );
@@ -84,7 +84,7 @@ export const keyRoutes: RoutesPlugin<{ keys: KeysService }> = async (app, { keys
         response: { 200: KeyResponse, ...errorResponses(404) },
       },
     },
-    async (request) => ok({ key: await keys.revoke(request.params.keyId) }, 'API key revoked'),
+    async (request) => ok({ key: await keys.revoke(request.params.keyId, undefined, changeActorOf(request)) }, 'API key revoked'),
   );
 
   app.post(
@@ -102,7 +102,7 @@ export const keyRoutes: RoutesPlugin<{ keys: KeysService }> = async (app, { keys
       preValidation: noBodyMeansDefaults,
     },
     async (request, reply) => {
-      const rotated = await keys.rotate(request.params.keyId, request.body);
+      const rotated = await keys.rotate(request.params.keyId, request.body, undefined, changeActorOf(request));
       return reply.code(201).send(ok(rotated, 'API key rotated'));
     },
   );
@@ -135,7 +135,7 @@ export const keyRoutes: RoutesPlugin<{ keys: KeysService }> = async (app, { keys
       preValidation: noBodyMeansDefaults,
     },
     async (request, reply) => {
-      const issued = await keys.issueForCompany(companyOf(request).companyId, request.body);
+      const issued = await keys.issueForCompany(companyOf(request).companyId, request.body, changeActorOf(request));
       return reply.code(201).send(ok(issued, 'API key issued'));
     },
   );
@@ -155,7 +155,7 @@ export const keyRoutes: RoutesPlugin<{ keys: KeysService }> = async (app, { keys
       preValidation: noBodyMeansDefaults,
     },
     async (request, reply) => {
-      const rotated = await keys.rotate(request.params.keyId, request.body, companyOf(request).companyId);
+      const rotated = await keys.rotate(request.params.keyId, request.body, companyOf(request).companyId, changeActorOf(request));
       return reply.code(201).send(ok(rotated, 'API key rotated'));
     },
   );
@@ -171,7 +171,11 @@ export const keyRoutes: RoutesPlugin<{ keys: KeysService }> = async (app, { keys
         response: { 200: KeyResponse, ...errorResponses(404) },
       },
     },
-    async (request) => ok({ key: await keys.revoke(request.params.keyId, companyOf(request).companyId) }, 'API key revoked'),
+    async (request) =>
+      ok(
+        { key: await keys.revoke(request.params.keyId, companyOf(request).companyId, changeActorOf(request)) },
+        'API key revoked',
+      ),
   );
 
   app.get(

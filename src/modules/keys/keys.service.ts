@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, KeyRole } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
+import { type ChangeActor, recordChange } from '../audit/audit.repository.js';
 import { findCompanyById } from '../companies/companies.repository.js';
 import { isUuid } from '../ids.js';
 import { findOperatorById } from '../operators/operators.repository.js';
@@ -99,10 +100,18 @@ export function createKeysService({ db, events }: { db: Kysely<Database>; events
   }
 
   return {
-    async issueForCompany(companyId: string, options: { expiresInDays?: number | undefined } = {}): Promise<IssuedKey> {
+    async issueForCompany(
+      companyId: string,
+      options: { expiresInDays?: number | undefined } = {},
+      actor?: ChangeActor,
+    ): Promise<IssuedKey> {
       checkExpiresInDays(options.expiresInDays);
       await requireCompany(companyId);
-      return issueApiKey(db, { role: 'company', companyId }, options);
+      return db.transaction().execute(async (trx) => {
+        const issued = await issueApiKey(trx, { role: 'company', companyId }, options);
+        await recordChange(trx, actor, { companyId, action: 'key_issue', subjectId: issued.key.id });
+        return issued;
+      });
     },
 
     async listForCompany(companyId: string): Promise<ApiKeyView[]> {
@@ -122,10 +131,14 @@ export function createKeysService({ db, events }: { db: Kysely<Database>; events
     },
 
     /** Takes effect at once here and on every instance within 5 s. Revoking twice is harmless. */
-    async revoke(keyId: string, companyId?: string): Promise<ApiKeyView> {
+    async revoke(keyId: string, companyId?: string, actor?: ChangeActor): Promise<ApiKeyView> {
       if (companyId !== undefined) await requireKey(db, keyId, false, companyId);
-      const row = isUuid(keyId) ? await revokeApiKey(db, keyId) : undefined;
-      if (!row) throw AppError.notFound('API key not found');
+      const row = await db.transaction().execute(async (trx) => {
+        const revoked = isUuid(keyId) ? await revokeApiKey(trx, keyId) : undefined;
+        if (!revoked) throw AppError.notFound('API key not found');
+        await recordChange(trx, actor, { companyId: revoked.company_id, action: 'key_revoke', subjectId: revoked.id });
+        return revoked;
+      });
       await events.publish({ kind: 'key', keyId });
       return toKeyView(row);
     },
@@ -138,6 +151,7 @@ export function createKeysService({ db, events }: { db: Kysely<Database>; events
       keyId: string,
       options: { graceHours?: number | undefined; expiresInDays?: number | undefined } = {},
       companyId?: string,
+      actor?: ChangeActor,
     ): Promise<IssuedKey & { previous: ApiKeyView }> {
       const graceHours = options.graceHours ?? DEFAULT_GRACE_HOURS;
       if (!Number.isFinite(graceHours) || graceHours < 0 || graceHours > MAX_GRACE_HOURS) {
@@ -162,6 +176,7 @@ export function createKeysService({ db, events }: { db: Kysely<Database>; events
           replacedBy: issued.key.id,
           graceSeconds: Math.round(graceHours * 3600),
         });
+        await recordChange(trx, actor, { companyId: old.company_id, action: 'key_rotate', subjectId: old.id });
         return { ...issued, previous: toKeyView(retired) };
       });
       await events.publish({ kind: 'key', keyId });

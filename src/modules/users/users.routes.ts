@@ -1,4 +1,4 @@
-import { companyOf, operatorOf } from '../../http/auth.js';
+import { changeActorOf, companyOf, operatorOf } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { errorResponses } from '../../http/openapi.js';
 import type { RoutesPlugin } from '../../http/types.js';
@@ -46,6 +46,7 @@ export const usersRoutes: RoutesPlugin<{ users: UsersService }> = async (app, { 
         email: request.body.email,
         role: request.body.role,
         invitedBy: principal.businessName,
+        actor: changeActorOf(request),
       });
       return reply.code(201).send(ok(invitation, 'Invitation created'));
     },
@@ -65,7 +66,13 @@ export const usersRoutes: RoutesPlugin<{ users: UsersService }> = async (app, { 
     },
     async (request) => {
       const { companyId, user } = companyOf(request);
-      const changed = await users.changeRole({ companyId }, request.params.userId, request.body.role, user?.userId);
+      const changed = await users.changeRole(
+        { companyId },
+        request.params.userId,
+        request.body.role,
+        user?.userId,
+        changeActorOf(request),
+      );
       return ok({ user: changed }, 'Role changed');
     },
   );
@@ -83,7 +90,10 @@ export const usersRoutes: RoutesPlugin<{ users: UsersService }> = async (app, { 
     },
     async (request) => {
       const { companyId, user } = companyOf(request);
-      return ok({ user: await users.remove({ companyId }, request.params.userId, user?.userId) }, 'User removed');
+      return ok(
+        { user: await users.remove({ companyId }, request.params.userId, user?.userId, changeActorOf(request)) },
+        'User removed',
+      );
     },
   );
 
@@ -115,7 +125,11 @@ export const usersRoutes: RoutesPlugin<{ users: UsersService }> = async (app, { 
     },
     async (request, reply) => {
       const principal = operatorOf(request);
-      const invitation = await users.invite({ ...request.body, invitedBy: principal.name || 'The Redflag operators' });
+      const invitation = await users.invite({
+        ...request.body,
+        invitedBy: principal.name || 'The Redflag operators',
+        actor: changeActorOf(request),
+      });
       return reply.code(201).send(ok(invitation, 'Invitation created'));
     },
   );
@@ -136,7 +150,7 @@ export const usersRoutes: RoutesPlugin<{ users: UsersService }> = async (app, { 
         },
       },
       async (request) => {
-        const user = await users.setSuspended(request.params.userId, suspended);
+        const user = await users.setSuspended(request.params.userId, suspended, changeActorOf(request));
         return ok({ user }, suspended ? 'User suspended' : 'User activated');
       },
     );

@@ -3,6 +3,7 @@ import type { CompanyUserRole, Database, OperatorUserRole } from '../../db/schem
 import { AppError } from '../../http/errors.js';
 import { COMPANY_ROLES, OPERATOR_ROLES } from '../../http/roles.js';
 import { normalizeEmail } from '../../identifiers/email.js';
+import { type ChangeActor, recordChange } from '../audit/audit.repository.js';
 import { findCompanyById } from '../companies/companies.repository.js';
 import { isUuid } from '../ids.js';
 import type { Mailer } from './mailer.js';
@@ -23,6 +24,8 @@ export interface InviteInput {
   role: string;
   /** Named in the e-mail. */
   invitedBy?: string | undefined;
+  /** Who invites, for the audit trail (none from the command line). */
+  actor?: ChangeActor | undefined;
 }
 
 export interface Invitation {
@@ -104,6 +107,7 @@ export function createUsersService(deps: {
           throw new AppError('INVALID_STATE', `This e-mail address already has an account in ${where}`);
         }
         await repo.insertInvitation(trx, { user_id: row.id, token_hash: hashToken(token), expires_at: expiresAt });
+        await recordChange(trx, input.actor, { companyId: row.company_id, action: 'user_invite', subjectId: row.id });
         return row;
       });
       const inviteUrl = `${deps.publicUrl}/invitations/accept?token=${token}`;
@@ -153,33 +157,37 @@ export function createUsersService(deps: {
      * A new role takes effect at once: the user's sessions end and they sign in again. `actorId`, the
      * signed-in admin, may not demote themselves (a company could lose its last admin that way).
      */
-    async changeRole(scope: UserScope, id: string, role: string, actorId?: string): Promise<UserView> {
+    async changeRole(scope: UserScope, id: string, role: string, actorId?: string, actor?: ChangeActor): Promise<UserView> {
       return db.transaction().execute(async (trx) => {
         const row = await requireUser(scope, id, trx);
         if (row.id === actorId) throw new AppError('INVALID_STATE', 'You cannot change your own role');
         const checked = checkRole(row.company_id ? 'company' : 'operator', role);
         const updated = await repo.updateUser(trx, row.id, { role: checked });
         await deleteUserSessions(trx, row.id);
+        await recordChange(trx, actor, { companyId: row.company_id, action: 'user_role', subjectId: row.id });
         return toUserView(updated as repo.UserRow);
       });
     },
 
-    async remove(scope: UserScope, id: string, actorId?: string): Promise<UserView> {
+    async remove(scope: UserScope, id: string, actorId?: string, actor?: ChangeActor): Promise<UserView> {
       return db.transaction().execute(async (trx) => {
         const row = await requireUser(scope, id, trx);
         if (row.id === actorId) throw new AppError('INVALID_STATE', 'You cannot remove yourself');
         const updated = await repo.updateUser(trx, row.id, { status: 'removed', password_hash: null });
         await deleteUserSessions(trx, row.id);
+        await recordChange(trx, actor, { companyId: row.company_id, action: 'user_remove', subjectId: row.id });
         return toUserView(updated as repo.UserRow);
       });
     },
 
-    async setSuspended(id: string, suspended: boolean): Promise<UserView> {
+    async setSuspended(id: string, suspended: boolean, actor?: ChangeActor): Promise<UserView> {
       return db.transaction().execute(async (trx) => {
         const row = await requireUser({ everyone: true }, id, trx);
         if (row.status === 'invited') throw new AppError('INVALID_STATE', 'The user has not accepted the invitation yet');
         const updated = await repo.updateUser(trx, row.id, { status: suspended ? 'suspended' : 'active' });
         await deleteUserSessions(trx, row.id);
+        const action = suspended ? 'user_suspend' : 'user_activate';
+        await recordChange(trx, actor, { companyId: row.company_id, action, subjectId: row.id });
         return toUserView(updated as repo.UserRow);
       });
     },

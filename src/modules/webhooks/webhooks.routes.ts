@@ -1,4 +1,4 @@
-import { companyOf } from '../../http/auth.js';
+import { changeActorOf, companyOf } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { errorResponses } from '../../http/openapi.js';
 import type { RoutesPlugin } from '../../http/types.js';
@@ -42,7 +42,12 @@ export const webhookRoutes: RoutesPlugin<{ webhooks: WebhooksService }> = async 
     async (request, reply) =>
       reply
         .code(201)
-        .send(ok({ webhook: await webhooks.create(companyOf(request).companyId, request.body) }, 'Webhook endpoint created')),
+        .send(
+          ok(
+            { webhook: await webhooks.create(companyOf(request).companyId, request.body, changeActorOf(request)) },
+            'Webhook endpoint created',
+          ),
+        ),
   );
 
   app.get(
@@ -75,7 +80,7 @@ export const webhookRoutes: RoutesPlugin<{ webhooks: WebhooksService }> = async 
     },
     async (request) =>
       ok(
-        { webhook: await webhooks.update(companyOf(request).companyId, request.params.id, request.body) },
+        { webhook: await webhooks.update(companyOf(request).companyId, request.params.id, request.body, changeActorOf(request)) },
         'Webhook endpoint updated',
       ),
   );
@@ -92,7 +97,7 @@ export const webhookRoutes: RoutesPlugin<{ webhooks: WebhooksService }> = async 
       },
     },
     async (request) => {
-      await webhooks.remove(companyOf(request).companyId, request.params.id);
+      await webhooks.remove(companyOf(request).companyId, request.params.id, changeActorOf(request));
       return ok({ id: request.params.id }, 'Webhook endpoint deleted');
     },
   );
@@ -112,7 +117,12 @@ export const webhookRoutes: RoutesPlugin<{ webhooks: WebhooksService }> = async 
     async (request) =>
       ok(
         {
-          webhook: await webhooks.rotateSecret(companyOf(request).companyId, request.params.id, request.body?.overlapHours),
+          webhook: await webhooks.rotateSecret(
+            companyOf(request).companyId,
+            request.params.id,
+            request.body?.overlapHours,
+            changeActorOf(request),
+          ),
         },
         'Webhook secret rotated',
       ),

@@ -4,6 +4,7 @@ import type { Crypto } from '../../crypto/load-crypto.js';
 import type { Database, WebhookEndpointStatus, WebhookEndpointsTable } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import type { Clock } from '../../jobs/clock.js';
+import { type ChangeActor, recordChange } from '../audit/audit.repository.js';
 import { isUuid } from '../ids.js';
 import { newWebhookSecret } from './signing.js';
 import { checkWebhookUrl } from './url-guard.js';
@@ -62,7 +63,7 @@ export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Cryp
   }
 
   return {
-    async create(companyId: string, input: { url: string; events: string[] }) {
+    async create(companyId: string, input: { url: string; events: string[] }, actor?: ChangeActor) {
       await guard(input.url);
       const count = await db
         .selectFrom('webhook_endpoints')
@@ -74,21 +75,25 @@ export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Cryp
       }
       const id = randomUUID();
       const secret = newWebhookSecret();
-      const row = await db
-        .insertInto('webhook_endpoints')
-        .values({
-          id,
-          company_id: companyId,
-          url: input.url,
-          events: [...new Set(input.events)],
-          secret_token: crypto.keyring.seal(secret, secretContext(companyId, id)),
-          previous_secret_token: null,
-          previous_secret_until: null,
-          failing_since: null,
-          disabled_at: null,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const row = await db.transaction().execute(async (trx) => {
+        const created = await trx
+          .insertInto('webhook_endpoints')
+          .values({
+            id,
+            company_id: companyId,
+            url: input.url,
+            events: [...new Set(input.events)],
+            secret_token: crypto.keyring.seal(secret, secretContext(companyId, id)),
+            previous_secret_token: null,
+            previous_secret_until: null,
+            failing_since: null,
+            disabled_at: null,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await recordChange(trx, actor, { companyId, action: 'webhook_create', subjectId: id });
+        return created;
+      });
       return { ...toView(row), secret };
     },
 
@@ -105,46 +110,62 @@ export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Cryp
     get: async (companyId: string, id: string) => toView(await own(companyId, id)),
 
     /** Changes the URL or events; `enabled: true` re-enables a disabled endpoint (its pending deliveries resume). */
-    async update(companyId: string, id: string, input: { url?: string; events?: string[]; enabled?: boolean }) {
+    async update(
+      companyId: string,
+      id: string,
+      input: { url?: string; events?: string[]; enabled?: boolean },
+      actor?: ChangeActor,
+    ) {
       const row = await own(companyId, id);
       if (input.url !== undefined) await guard(input.url);
-      const updated = await db
-        .updateTable('webhook_endpoints')
-        .set({
-          ...(input.url !== undefined ? { url: input.url } : {}),
-          ...(input.events !== undefined ? { events: [...new Set(input.events)] } : {}),
-          ...(input.enabled === true ? { status: 'active' as const, disabled_at: null, failing_since: null } : {}),
-          ...(input.enabled === false ? { status: 'disabled' as const, disabled_at: clock.now() } : {}),
-          updated_at: sql`now()`,
-        })
-        .where('id', '=', row.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const updated = await db.transaction().execute(async (trx) => {
+        const changed = await trx
+          .updateTable('webhook_endpoints')
+          .set({
+            ...(input.url !== undefined ? { url: input.url } : {}),
+            ...(input.events !== undefined ? { events: [...new Set(input.events)] } : {}),
+            ...(input.enabled === true ? { status: 'active' as const, disabled_at: null, failing_since: null } : {}),
+            ...(input.enabled === false ? { status: 'disabled' as const, disabled_at: clock.now() } : {}),
+            updated_at: sql`now()`,
+          })
+          .where('id', '=', row.id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await recordChange(trx, actor, { companyId, action: 'webhook_change', subjectId: row.id });
+        return changed;
+      });
       return toView(updated);
     },
 
-    async remove(companyId: string, id: string): Promise<void> {
+    async remove(companyId: string, id: string, actor?: ChangeActor): Promise<void> {
       const row = await own(companyId, id);
-      await db.deleteFrom('webhook_endpoints').where('id', '=', row.id).execute();
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('webhook_endpoints').where('id', '=', row.id).execute();
+        await recordChange(trx, actor, { companyId, action: 'webhook_remove', subjectId: row.id });
+      });
     },
 
     /** A new secret, shown once; the old one keeps signing (beside it) for `overlapHours`. */
-    async rotateSecret(companyId: string, id: string, overlapHours = DEFAULT_OVERLAP_HOURS) {
+    async rotateSecret(companyId: string, id: string, overlapHours = DEFAULT_OVERLAP_HOURS, actor?: ChangeActor) {
       const row = await own(companyId, id);
       const secret = newWebhookSecret();
       const current = crypto.keyring.open(row.secret_token, secretContext(companyId, row.id));
-      const updated = await db
-        .updateTable('webhook_endpoints')
-        .set({
-          secret_token: crypto.keyring.seal(secret, secretContext(companyId, row.id)),
-          previous_secret_token:
-            overlapHours > 0 ? crypto.keyring.seal(current, secretContext(companyId, row.id, PREVIOUS_SECRET_LABEL)) : null,
-          previous_secret_until: overlapHours > 0 ? new Date(clock.now().getTime() + overlapHours * 3600_000) : null,
-          updated_at: sql`now()`,
-        })
-        .where('id', '=', row.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const updated = await db.transaction().execute(async (trx) => {
+        const changed = await trx
+          .updateTable('webhook_endpoints')
+          .set({
+            secret_token: crypto.keyring.seal(secret, secretContext(companyId, row.id)),
+            previous_secret_token:
+              overlapHours > 0 ? crypto.keyring.seal(current, secretContext(companyId, row.id, PREVIOUS_SECRET_LABEL)) : null,
+            previous_secret_until: overlapHours > 0 ? new Date(clock.now().getTime() + overlapHours * 3600_000) : null,
+            updated_at: sql`now()`,
+          })
+          .where('id', '=', row.id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await recordChange(trx, actor, { companyId, action: 'webhook_secret', subjectId: row.id });
+        return changed;
+      });
       return { ...toView(updated), secret };
     },
 
