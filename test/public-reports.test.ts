@@ -102,6 +102,23 @@ describe('POST /api/v1/public/reports', () => {
     ]);
   });
 
+  it('names every mistake in one answer: the schema’s and the values’ (a phone, a date, an e-mail)', async () => {
+    const res = await intake(
+      publicBody('12', {
+        fraudType: 'not_a_kind',
+        eventDate: '2999-01-01',
+        victim: { email: 'not an address', phone: '0803 123 4567' },
+      }),
+    );
+    expect(res.statusCode).toBe(400);
+    const fields = res.json().data.errors.map((e: { field: string }) => e.field);
+    // The schema's error, and the ones it used to hide until the next try.
+    expect(fields).toEqual(['fraudType', 'identifiers/0/value', 'eventDate', 'victim/email']);
+    expect(res.json().data.errors[2].message).toBe('must not be in the future');
+    const old = await intake(publicBody(uniquePhone(), { eventDate: '1800-01-01' }));
+    expect(old.json().data.errors).toEqual([{ field: 'eventDate', message: 'must be in 1900 or later' }]);
+  });
+
   it('limits each client address to 10 reports an hour, then answers 429 with Retry-After', async () => {
     const from = '203.0.113.77';
     for (let i = 0; i < 10; i++) {

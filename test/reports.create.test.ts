@@ -103,6 +103,12 @@ describe('POST /api/v1/external/reports', () => {
     expect(bad.json().data.errors[0]).toMatchObject({ field: 'fraudType', message: expect.stringContaining('sanctioned/ofac') });
   });
 
+  it('names every mistake in one answer: a bad fraud type and a bad phone together', async () => {
+    const res = await post(reportBody({ fraudType: 'ponzi', identifiers: [{ label: 'phone', value: '12' }] }));
+    expect(res.statusCode).toBe(400);
+    expect(res.json().data.errors.map((e: { field: string }) => e.field)).toEqual(['fraudType', 'identifiers/0/value']);
+  });
+
   it('accepts no attachments and refuses four', async () => {
     expect((await post(reportBody({ attachments: [] }))).statusCode).toBe(201);
     const four = await post(reportBody({ attachments: ['a', 'b', 'c', 'd'].map((x) => `https://files.example/${x}`) }));

@@ -211,7 +211,8 @@ export function showFieldErrors(
   const message = (error as Partial<ApiError> | undefined)?.message ?? 'Something went wrong. Please try again.';
   fallback.dataset.tone = 'error';
   fallback.textContent = Object.keys(errors).length ? `Please correct the marked fields. ${unplaced}` : message;
-  first?.focus();
+  // The first marked field down the page, where a person starts correcting (the service's order is its own).
+  (form.querySelector<HTMLElement>('[aria-invalid="true"]') ?? first)?.focus();
 }
 
 /** The bank list, fetched once a page: every picker fills from it, and `identifierText` names banks by it. */

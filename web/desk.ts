@@ -17,7 +17,14 @@ import {
 import { initCompanies, loadCompanies, loadSafelist } from './companies.js';
 import { initDisputes, loadDisputes, startDispute } from './disputes.js';
 import { EvidenceList } from './evidence.js';
-import { identifierRow, missingBanks, readIdentifiers, resetIdentifierRows, wireAddIdentifier } from './identifier-rows.js';
+import {
+  identifierRow,
+  missingBanks,
+  readIdentifiers,
+  resetIdentifierRows,
+  wireAddIdentifier,
+  withBankErrors,
+} from './identifier-rows.js';
 import { initKeys, loadKeys } from './keys.js';
 import { initModeration, loadQueue } from './moderation.js';
 import { initScreening, loadScreenings } from './screening.js';
@@ -285,7 +292,6 @@ onSubmitOnce(byId<HTMLFormElement>('file-form'), async (event) => {
     return;
   }
   const noBank = missingBanks(fileRows);
-  if (noBank) return showFieldErrors(byId('file-form'), noBank, byId('file-message'));
   const { data, error } = await api.POST('/api/v1/external/reports', {
     body: {
       fraudType: fileType.value as 'other',
@@ -295,7 +301,9 @@ onSubmitOnce(byId<HTMLFormElement>('file-form'), async (event) => {
       status,
     },
   });
-  if (!data) return showFieldErrors(byId('file-form'), error, byId('file-message'), REPORT_FORM_IN_WORDS);
+  if (!data) {
+    return showFieldErrors(byId('file-form'), withBankErrors(noBank, error), byId('file-message'), REPORT_FORM_IN_WORDS);
+  }
   // An empty form for the next report: pressing Publish again must not file this one twice.
   byId<HTMLFormElement>('file-form').reset();
   resetIdentifierRows(byId<HTMLButtonElement>('file-add-identifier'), fileRows, LABELS);

@@ -130,3 +130,18 @@ export function missingBanks(
   );
   return errors.length > 0 ? { message: 'Choose the bank of each account.', data: { errors } } : undefined;
 }
+
+/**
+ * The service's answer with the bank pickers' own errors added: a form with an account but no bank
+ * is still sent, so every other mistake is named in the same answer, and the service's words for
+ * that account ("write it as <number>_<bank slug>") give way to "Choose the bank of this account".
+ */
+export function withBankErrors(noBank: ReturnType<typeof missingBanks>, error: unknown): unknown {
+  if (!noBank) return error;
+  const banks = noBank.data.errors;
+  const rows = new Set(banks.map((e) => e.field.replace(/\/bank$/, '/value')));
+  const theirs = ((error as { data?: { errors?: { field: string; message: string }[] } } | undefined)?.data?.errors ?? []).filter(
+    (e) => !rows.has(e.field),
+  );
+  return { message: noBank.message, data: { errors: [...banks, ...theirs] } };
+}

@@ -12,7 +12,7 @@ import {
   showFieldErrors,
 } from './common.js';
 import { EvidenceList } from './evidence.js';
-import { identifierRow, missingBanks, readIdentifiers, wireAddIdentifier } from './identifier-rows.js';
+import { identifierRow, missingBanks, readIdentifiers, wireAddIdentifier, withBankErrors } from './identifier-rows.js';
 
 const form = byId<HTMLFormElement>('report-form');
 const message = byId('form-message');
@@ -64,7 +64,6 @@ onSubmitOnce(form, async () => {
     return;
   }
   const noBank = missingBanks(rows);
-  if (noBank) return showFieldErrors(form, noBank, message);
   message.textContent = 'Sending…';
   const { data, error, response } = await api.POST('/api/v1/public/reports', {
     body: {
@@ -91,5 +90,5 @@ onSubmitOnce(form, async () => {
     message.textContent = `We have received several reports from your connection in the last hour, which is our limit to stop abuse. Your details are still on this page: please try again in about ${minutes} minutes.`;
     return;
   }
-  showFieldErrors(form, error, message, REPORT_FORM_IN_WORDS);
+  showFieldErrors(form, withBankErrors(noBank, error), message, REPORT_FORM_IN_WORDS);
 });

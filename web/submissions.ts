@@ -17,7 +17,14 @@ import {
   tell,
 } from './common.js';
 import { EvidenceList } from './evidence.js';
-import { identifierRow, MAX_IDENTIFIER_ROWS, missingBanks, readIdentifiers, wireAddIdentifier } from './identifier-rows.js';
+import {
+  identifierRow,
+  MAX_IDENTIFIER_ROWS,
+  missingBanks,
+  readIdentifiers,
+  wireAddIdentifier,
+  withBankErrors,
+} from './identifier-rows.js';
 
 const LIMIT = 10;
 let page = 1;
@@ -182,7 +189,6 @@ export function initSubmissions(): void {
       return;
     }
     const noBank = editingIdentifiers ? missingBanks(byId('draft-identifiers')) : undefined;
-    if (noBank) return showFieldErrors(byId('draft-form'), noBank, byId('submission-message'));
     const { data, error } = await api.PATCH('/api/v1/external/reports/submissions/{id}', {
       params: { path: { id } },
       body: {
@@ -192,7 +198,10 @@ export function initSubmissions(): void {
         ...(editingIdentifiers ? { identifiers: readIdentifiers(byId('draft-identifiers')) } : {}),
       },
     });
-    if (!data) return showFieldErrors(byId('draft-form'), error, byId('submission-message'), REPORT_FORM_IN_WORDS);
+    if (!data) {
+      const errors = withBankErrors(noBank, error);
+      return showFieldErrors(byId('draft-form'), errors, byId('submission-message'), REPORT_FORM_IN_WORDS);
+    }
     await after(id, 'Draft saved.');
   });
   onClickOnce(byId('relist'), () => act('relist', 'Back on the list.'));

@@ -97,25 +97,27 @@ function article(type: string): string {
   return named.join(' or ');
 }
 
+/** A failed schema validation's errors, each naming its field in words (once each). */
+export function schemaFieldErrors(error: Pick<FastifyError, 'validation'>): FieldError[] {
+  const seen = new Set<string>();
+  return ((error.validation ?? []) as AjvError[])
+    .map(describe)
+    .map(
+      // The whole body has no field name; say what it is.
+      (e) => (e.field === '' ? { ...e, message: `the request body ${e.message}` } : e),
+    )
+    .filter((e) => {
+      const key = `${e.field}\u0000${e.message}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+}
+
 /** Fastify's own failures, mapped onto our codes. */
 function toAppError(error: FastifyError, request: FastifyRequest): AppError | undefined {
   if (error instanceof AppError) return error;
-  if (error.validation) {
-    const seen = new Set<string>();
-    const errors = (error.validation as AjvError[])
-      .map(describe)
-      .map(
-        // The whole body has no field name; say what it is.
-        (e) => (e.field === '' ? { ...e, message: `the request body ${e.message}` } : e),
-      )
-      .filter((e) => {
-        const key = `${e.field}\u0000${e.message}`;
-        if (seen.has(key)) return false;
-        seen.add(key);
-        return true;
-      });
-    return AppError.validation(errors);
-  }
+  if (error.validation) return AppError.validation(schemaFieldErrors(error));
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

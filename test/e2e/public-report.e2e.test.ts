@@ -73,6 +73,22 @@ describe.skipIf(!hasChromium)('the public report form at /report, in Chromium at
     expect(await page.getAttribute('#identifier-0-value', 'aria-invalid')).toBeNull();
   });
 
+  it('names an account without its bank and every other mistake in one answer, in words', async () => {
+    await page.goto(`${base}/report`);
+    await page.selectOption('#identifier-0-label', 'account');
+    await page.fill('#identifier-0-value', '0010246780');
+    await page.click('#add-identifier');
+    await page.selectOption('#identifier-1-label', 'phone');
+    await page.fill('#identifier-1-value', '12');
+    await page.fill('#fraudReason', 'Too short.');
+    await page.click('#submit');
+    await expect.poll(() => page.getAttribute('#identifier-0-bank', 'aria-invalid')).toBe('true');
+    expect(await page.getAttribute('#identifier-1-value', 'aria-invalid')).toBe('true');
+    expect(await page.getAttribute('#fraudReason', 'aria-invalid')).toBe('true');
+    expect(await page.textContent('#report-form')).toContain('Choose the bank of this account');
+    expect(await page.textContent('#report-form')).not.toContain('bank slug');
+  });
+
   it('refuses a file that is not evidence, and says which files can be used', async () => {
     await page.goto(`${base}/report`);
     await page.setInputFiles('#evidence', {

@@ -1,9 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import { operatorOf } from '../../http/auth.js';
-import { ok } from '../../http/envelope.js';
+import { ok, schemaFieldErrors } from '../../http/envelope.js';
+import { AppError } from '../../http/errors.js';
 import { errorResponses } from '../../http/openapi.js';
 import { clientAddressRateLimit } from '../../http/rate-limit.js';
 import type { RoutesPlugin } from '../../http/types.js';
+import { withValueErrors } from '../reports/report-precheck.js';
 import {
   ModerationListQuery,
   ModerationListResponse,
@@ -32,6 +34,7 @@ export const publicReportsRoutes: RoutesPlugin<{ publicReports: PublicReportsSer
     '/api/v1/public/reports',
     {
       config: { rateLimit: clientAddressRateLimit({ max: reportsPerHour, timeWindow: HOUR_MS, countsOnlyAccepted: true }) },
+      attachValidation: true,
       schema: {
         tags: ['public reports'],
         summary: 'File a report as a member of the public (no key)',
@@ -40,10 +43,17 @@ export const publicReportsRoutes: RoutesPlugin<{ publicReports: PublicReportsSer
         response: { 201: PublicReportCreatedResponse },
       },
     },
-    async (request, reply) =>
-      reply
-        .code(201)
-        .send(ok(await publicReports.intake(request.body), 'Report received; it will be reviewed before it is published')),
+    async (request, reply) => {
+      // A body that fails its schema is still checked for what it can be (a phone, a date, the story's
+      // length), so the person hears of every mistake in one answer.
+      if (request.validationError) {
+        throw AppError.validation(
+          withValueErrors(schemaFieldErrors(request.validationError), publicReports.precheck(request.body)),
+        );
+      }
+      const created = await publicReports.intake(request.body);
+      return reply.code(201).send(ok(created, 'Report received; it will be reviewed before it is published'));
+    },
   );
 
   const tags = ['admin: public reports'];

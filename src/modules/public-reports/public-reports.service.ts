@@ -11,6 +11,7 @@ import { ISO_DATE_MESSAGE, parseIsoDate } from '../dates.js';
 import { isUuid } from '../ids.js';
 import { checkFraudReason } from '../reports/fraud-reason.js';
 import { maskFraudReason } from '../reports/reason-masking.js';
+import { precheckReport } from '../reports/report-precheck.js';
 import type { FraudType } from '../reports/report-values.js';
 import { openReason, reasonContext } from '../reports/sealed-reason.js';
 import type { SafelistCheck } from '../safelist/safelist.service.js';
@@ -51,9 +52,13 @@ const WAT_OFFSET_MS = 60 * 60 * 1000;
 /** An ISO date (midnight UTC) or date-time, not in the future; a date is compared as a whole day in Nigeria. */
 function parseEventDate(value: string, errors: FieldError[]): Date {
   const parsed = parseIsoDate(value);
-  if (!parsed || parsed.date.getUTCFullYear() < 1900) {
+  if (!parsed) {
     errors.push({ field: 'eventDate', message: ISO_DATE_MESSAGE });
-    return parsed?.date ?? new Date(Number.NaN);
+    return new Date(Number.NaN);
+  }
+  if (parsed.date.getUTCFullYear() < 1900) {
+    errors.push({ field: 'eventDate', message: 'must be in 1900 or later' });
+    return parsed.date;
   }
   const { date } = parsed;
   const now = Date.now();
@@ -156,6 +161,31 @@ export function createPublicReportsService(deps: {
   }
 
   return {
+    /**
+     * The checks of `intake` that need no database, on a body that failed its schema: whatever of it
+     * has the right shape is checked too, so the person filing hears of every mistake at once, not
+     * one round after another (the schema's errors first, then these on the next try).
+     */
+    precheck(body: unknown): FieldError[] {
+      const errors: FieldError[] = [];
+      if (typeof body !== 'object' || body === null) return errors;
+      const input = body as Record<string, unknown>;
+      precheckReport(input, identifiers, companyId, errors);
+      if (typeof input.eventDate === 'string') parseEventDate(input.eventDate, errors);
+      for (const field of ['victim', 'guestInfo'] as const) {
+        const contact = input[field];
+        if (typeof contact !== 'object' || contact === null) continue;
+        const { email, phone } = contact as Record<string, unknown>;
+        normalizeContact(
+          { ...(typeof email === 'string' ? { email } : {}), ...(typeof phone === 'string' ? { phone } : {}) },
+          field,
+          false,
+          errors,
+        );
+      }
+      return errors;
+    },
+
     /** A report from the public: checked, its identifiers and contact details sealed, stored as a draft. */
     async intake(input: PublicReportInput): Promise<{ id: string; status: 'draft' }> {
       const errors: FieldError[] = [];

@@ -1,10 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { companyOf, principalOf } from '../../http/auth.js';
-import { ok } from '../../http/envelope.js';
+import { ok, schemaFieldErrors } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
 import { errorResponses } from '../../http/openapi.js';
 import type { RoutesPlugin } from '../../http/types.js';
+import { withValueErrors } from './report-precheck.js';
 import {
   CreatedReportResponse,
   CreateReportBody,
@@ -55,8 +56,14 @@ export const reportsRoutes: RoutesPlugin<{ reports: ReportsService; submissions:
         body: CreateReportBody,
         response: { 201: CreatedReportResponse, ...errorResponses(409, 422) },
       },
+      attachValidation: true,
     },
     async (request, reply) => {
+      // A body that fails its schema is still checked for what it can be: every mistake in one answer.
+      if (request.validationError) {
+        const valueErrors = reports.precheck(companyOf(request).companyId, request.body);
+        throw AppError.validation(withValueErrors(schemaFieldErrors(request.validationError), valueErrors));
+      }
       const key = request.headers['idempotency-key'];
       if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
         throw AppError.validation([{ field: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }]);

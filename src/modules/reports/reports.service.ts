@@ -19,6 +19,7 @@ import {
   startIdempotent,
 } from './idempotency.js';
 import { maskFraudReason } from './reason-masking.js';
+import { precheckReport } from './report-precheck.js';
 import { type FraudType, REPORT_LIMITS, type ReportStatus } from './report-values.js';
 import * as repo from './reports.repository.js';
 import { type ReasonSealer, reasonContext } from './sealed-reason.js';
@@ -139,6 +140,15 @@ export function createReportsService(deps: {
      * Creates a report. With an idempotency key the first successful response is stored with the
      * report (one transaction) and replayed for the same key and body.
      */
+    /** The value checks of a create on a body that failed its schema (report-precheck.ts). */
+    precheck(companyId: string, body: unknown): FieldError[] {
+      const errors: FieldError[] = [];
+      if (typeof body === 'object' && body !== null) {
+        precheckReport(body as Record<string, unknown>, identifiers, companyId, errors);
+      }
+      return errors;
+    },
+
     async create(
       actor: Actor & { companyId: string; businessName: string },
       input: CreateReportInput,
