@@ -233,6 +233,9 @@ describe('drafts', () => {
     const newPhone = localPhone();
     const draft = await createReport(t, a.apiKey, { status: 'draft', identifiers: [{ label: 'phone', value: oldPhone }] });
     expect((await search(t, b.apiKey, 'phone', oldPhone)).json().data.reports).toEqual([]);
+    // An edit that changes nothing says so in words.
+    const empty = await send('PATCH', `${SUBMISSIONS}/${draft.id}`, {});
+    expect(empty.json().data.errors).toEqual([{ field: '', message: 'the request body must change at least one field' }]);
 
     const edit = await send('PATCH', `${SUBMISSIONS}/${draft.id}`, {
       fraudType: 'identity_theft',
@@ -289,7 +292,7 @@ describe('drafts', () => {
     });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().data.errors).toEqual([
-      { field: 'fraudReason', message: 'must be 50 to 2000 characters after trimming (got 9)' },
+      { field: 'fraudReason', message: 'must be 50 to 2,000 characters, not counting spaces at either end (it has 9)' },
       { field: 'identifiers/0/value', message: expect.stringContaining('BVN') },
     ]);
     const status = await send('PATCH', `${SUBMISSIONS}/${draft.id}`, { status: 'published' });

@@ -100,7 +100,11 @@ export function initScreening(): void {
     const { data, error } = await uploadFile(location.origin, '/api/v1/external/screenings', file, (bytes, total) => {
       sent.max = total;
       sent.value = bytes;
-      status.textContent = `Sending the file: ${Math.round((bytes / total) * 100)}%`;
+      // The last byte sent, the service still reads the file in before it answers: say so, or 100% looks stuck.
+      status.textContent =
+        bytes >= total
+          ? 'The file is sent; the service is reading it in…'
+          : `Sending the file: ${Math.round((bytes / total) * 100)}%`;
     }).finally(() => {
       sending = false;
     });

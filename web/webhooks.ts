@@ -37,7 +37,8 @@ export async function loadWebhooks(): Promise<void> {
   byId('webhook-rows').replaceChildren(
     ...hooks.map((hook) => {
       const tr = document.createElement('tr');
-      tr.append(cell(hook.url), cell(hook.events.join(', ')), cell(hook.status === 'active' ? 'active' : 'paused'));
+      const eventNames = hook.events.map((code) => EVENTS.find(([value]) => value === code)?.[1] ?? code);
+      tr.append(cell(hook.url), cell(eventNames.join('; ')), cell(hook.status === 'active' ? 'active' : 'paused'));
       const actions = document.createElement('td');
       const set = (enabled: boolean) => async () => {
         const { error: failed } = await api.PATCH('/api/v1/external/webhooks/{id}', {
@@ -140,9 +141,14 @@ export function initWebhooks(): void {
     const { data, error } = await api.POST('/api/v1/external/webhooks', {
       body: { url: byId<HTMLInputElement>('webhook-url').value.trim(), events: chosen as ['watchlist.match'] },
     });
-    if (!data) return showFieldErrors(form, error, byId('webhook-form-message'));
+    if (!data) {
+      return showFieldErrors(form, error, byId('webhook-form-message'), {
+        events: 'Choose at least one event to be told about',
+      });
+    }
     byId('webhook-form-message').textContent = '';
-    byId<HTMLInputElement>('webhook-url').value = '';
+    // Empty for the next endpoint: its events are chosen afresh.
+    byId<HTMLFormElement>('webhook-form').reset();
     showSecret(data.data.webhook.secret, 'Endpoint added. Copy its signing secret now: it is not shown again.');
     await loadWebhooks();
   });

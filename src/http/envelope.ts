@@ -75,6 +75,10 @@ function describe(error: AjvError): FieldError {
       return { field: base, message: `must have at least ${p.limit} item${p.limit === 1 ? '' : 's'}` };
     case 'maxItems':
       return { field: base, message: `must have at most ${p.limit} items` };
+    case 'uniqueItems':
+      return { field: base, message: 'must not list the same value twice' };
+    case 'minProperties':
+      return { field: base, message: p.limit === 1 ? 'must change at least one field' : `must have at least ${p.limit} fields` };
     case 'enum':
       return { field: base, message: `must be one of: ${(p.allowedValues as unknown[]).join(', ')}` };
     case 'type':

@@ -19,7 +19,12 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
     return errorHandler(new AppError('URI_TOO_LONG', 'A path parameter is too long'), request, reply);
   if (error.code === 'FST_ERR_BAD_URL')
     return errorHandler(
-      AppError.validation([{ field: 'path', message: 'is not valid percent-encoding (a % must be followed by two hex digits)' }]),
+      AppError.validation([
+        {
+          field: 'path',
+          message: 'is not valid percent-encoding (a % must be followed by two hex digits, and the bytes must be UTF-8)',
+        },
+      ]),
       request,
       reply,
     );

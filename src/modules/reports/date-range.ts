@@ -19,7 +19,7 @@ export function dateRange(from: string | undefined, to: string | undefined): { f
     range.before = new Date(end.date.getTime() + (end.dateOnly ? 86_400_000 : 1));
   }
   if (range.from && range.before && range.from >= range.before) {
-    throw AppError.validation([{ field: 'to', message: 'must not be before from' }]);
+    throw AppError.validation([{ field: 'to', message: 'must not be before the start date (from)' }]);
   }
   return range;
 }

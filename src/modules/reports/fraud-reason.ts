@@ -12,7 +12,7 @@ export function checkFraudReason(reason: string | undefined, errors: FieldError[
   if (n < REPORT_LIMITS.fraudReasonMin || n > REPORT_LIMITS.fraudReasonMax) {
     errors.push({
       field: 'fraudReason',
-      message: `must be ${REPORT_LIMITS.fraudReasonMin} to ${REPORT_LIMITS.fraudReasonMax} characters after trimming (got ${n})`,
+      message: `must be ${REPORT_LIMITS.fraudReasonMin} to ${REPORT_LIMITS.fraudReasonMax.toLocaleString('en-GB')} characters, not counting spaces at either end (it has ${n})`,
     });
   }
   return trimmed;

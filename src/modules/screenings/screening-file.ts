@@ -62,7 +62,7 @@ export async function* readChunks(file: Readable): AsyncGenerator<FileChunk> {
     if (line === lastSkipped) return;
     lastSkipped = line;
     // The code only: csv-parse's message quotes the value.
-    rejected.push({ line, message: `is not valid CSV (${err.code ?? 'unreadable'})` });
+    rejected.push({ line, message: csvProblemInWords(err.code) });
   });
   let broken: BrokenFileError | undefined;
   const stopReading = () => {
@@ -151,7 +151,7 @@ async function* tolerant(parser: AsyncIterable<unknown>, rejected: FileChunk['re
   } catch (err) {
     const csv = err as { code?: string; lines?: number };
     if (!csv.code?.startsWith('CSV_')) throw err;
-    rejected.push({ line: csv.lines ?? 0, message: `is not valid CSV (${csv.code}); the rest of the file was not read` });
+    rejected.push({ line: csv.lines ?? 0, message: `${csvProblemInWords(csv.code)}; the rest of the file was not read` });
   }
 }
 
@@ -163,4 +163,17 @@ export function csvField(value: string | number | null): string {
   // formula (CSV injection): a quote first makes it text.
   if (typeof value === 'string' && (/^[=@\t\r]/.test(text) || /^[+-](?![\d\s]+$)/.test(text))) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** csv-parse's codes for a line it skips, in words (its own message quotes the value: never shown). */
+const CSV_PROBLEMS: Record<string, string> = {
+  INVALID_OPENING_QUOTE:
+    'a quote inside a value that does not start with one (quote the whole value, and double the quotes inside it)',
+  INVALID_CLOSING_QUOTE: 'a quote that closes a value before the end of its field',
+  CSV_RECORD_INCONSISTENT_FIELDS_LENGTH: 'more or fewer values than the header has',
+  CSV_RECORD_INCONSISTENT_COLUMNS: 'more or fewer values than the header has',
+  CSV_QUOTE_NOT_CLOSED: 'a quote that is never closed',
+};
+export function csvProblemInWords(code: string | undefined): string {
+  return `is not valid CSV (${(code && CSV_PROBLEMS[code]) ?? 'a line that cannot be read'})`;
 }

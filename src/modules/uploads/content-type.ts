@@ -77,7 +77,7 @@ export async function checkStructure(type: AcceptedType, bytes: Buffer): Promise
   switch (type) {
     case 'application/pdf':
       if (!bytes.subarray(Math.max(0, bytes.length - 1024)).includes(PDF_EOF))
-        return refuse('The PDF is incomplete (no %%EOF trailer)');
+        return refuse('The PDF is incomplete: its end is missing (was it cut short while being saved or sent?)');
       // pdf-lib is loaded with the first PDF, not at start-up (it is a large module to parse).
       verdict = await (await import('./structure/pdf.js')).checkPdf(bytes);
       break;
