@@ -10,6 +10,7 @@ import type { DatabaseHandle } from './db/database.js';
 import { keepTablesUp } from './db/table-upkeep.js';
 import { registerAuth } from './http/auth.js';
 import { errorHandler, notFoundHandler } from './http/envelope.js';
+import { AppError } from './http/errors.js';
 import { createFailedKeyGuard } from './http/failed-key-guard.js';
 import { answerUnavailableWhileClosing, clientErrorHandler, frameworkErrors } from './http/framework-errors.js';
 import { lazySchemaCompilation, type SchemaCompilation } from './http/lazy-schemas.js';
@@ -386,8 +387,26 @@ function acceptJsonOnly(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '') return done(null, undefined);
-    return parseJson(request, body as string, done);
+    return parseJson(request, body as string, (error, value) => {
+      // Fastify's guard refuses valid JSON that would poison a prototype, and calls it "not JSON": say which.
+      if (error && parsesAsJson(body as string)) {
+        return done(
+          new AppError('MALFORMED_JSON', 'The request body uses a key that is not allowed (__proto__ or constructor.prototype)'),
+          undefined,
+        );
+      }
+      return done(error, value);
+    });
   });
+}
+
+function parsesAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Redis down is degraded, not unready: the service keeps answering with per-instance counters. */

@@ -116,6 +116,8 @@ describe('the envelope', () => {
       payload: '{"name":"ok","__proto__":{"admin":true}}',
     });
     expect(res.statusCode).toBe(400);
+    // Valid JSON, refused for a key: said so, not "not valid JSON".
+    expect(res.json().message).toBe('The request body uses a key that is not allowed (__proto__ or constructor.prototype)');
   });
 
   it('rejects a body over the limit with 413 PAYLOAD_TOO_LARGE', async () => {

@@ -32,6 +32,11 @@ function links(job: Job): HTMLElement {
       href: `/api/v1/external/screenings/${job.id}/${name}.csv`,
       textContent: `Download the ${text} (CSV)`,
     });
+    // Each job has these two links: the screen reader's name says which job's they are.
+    a.setAttribute(
+      'aria-label',
+      `Download the ${text} of the screening of ${new Date(job.createdAt).toLocaleString('en-GB')} (CSV)`,
+    );
     a.setAttribute('download', `screening-${name}.csv`);
     span.append(' ', a);
   }

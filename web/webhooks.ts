@@ -38,7 +38,10 @@ export async function loadWebhooks(): Promise<void> {
     ...hooks.map((hook) => {
       const tr = document.createElement('tr');
       const eventNames = hook.events.map((code) => EVENTS.find(([value]) => value === code)?.[1] ?? code);
-      tr.append(cell(hook.url), cell(eventNames.join('; ')), cell(hook.status === 'active' ? 'active' : 'paused'));
+      const address = cell(hook.url);
+      // A URL has no spaces to wrap at: it may break anywhere, so the row's actions stay in view at 360 px.
+      address.className = 'breaks-anywhere';
+      tr.append(address, cell(eventNames.join('; ')), cell(hook.status === 'active' ? 'active' : 'paused'));
       const actions = document.createElement('td');
       const set = (enabled: boolean) => async () => {
         const { error: failed } = await api.PATCH('/api/v1/external/webhooks/{id}', {

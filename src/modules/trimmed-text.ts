@@ -7,6 +7,7 @@ import { AppError } from '../http/errors.js';
  */
 export function trimmedText(field: string, value: string, min: number): string {
   const text = value.trim();
-  if (text.length < min) throw AppError.validation([{ field, message: `must be at least ${min} characters, not counting spaces at either end` }]);
+  if (text.length < min)
+    throw AppError.validation([{ field, message: `must be at least ${min} characters, not counting spaces at either end` }]);
   return text;
 }

@@ -181,7 +181,10 @@ export function createDisputesService(deps: {
       }
       const reason = input.reason.trim();
       if (reason.length < DISPUTE_LIMITS.reasonMin) {
-        errors.push({ field: 'reason', message: `must be at least ${DISPUTE_LIMITS.reasonMin} characters, not counting spaces at either end` });
+        errors.push({
+          field: 'reason',
+          message: `must be at least ${DISPUTE_LIMITS.reasonMin} characters, not counting spaces at either end`,
+        });
       }
       if (errors.length > 0) throw AppError.validation(errors);
 
