@@ -21,7 +21,6 @@ import * as cardRebuildsWithoutJit from './2026_11_27_0019_card_rebuilds_without
 import * as auditEventsSmallSample from './2026_11_28_0020_audit_events_small_sample.js';
 import * as reasonsMaskedAgain from './2026_11_28_0021_reasons_masked_again.js';
 import * as reportsExitedByDispute from './2026_11_28_0022_reports_exited_by_dispute.js';
-import * as usersEmailPerOwner from './2026_11_28_0023_users_email_per_owner.js';
 import * as reportsExitedByOperator from './2026_11_28_0024_reports_exited_by_operator.js';
 import * as auditSubject from './2026_11_28_0025_audit_subject.js';
 
@@ -52,7 +51,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0020_audit_events_small_sample': auditEventsSmallSample,
   '2026_11_28_0021_reasons_masked_again': reasonsMaskedAgain,
   '2026_11_28_0022_reports_exited_by_dispute': reportsExitedByDispute,
-  '2026_11_28_0023_users_email_per_owner': usersEmailPerOwner,
   '2026_11_28_0024_reports_exited_by_operator': reportsExitedByOperator,
   '2026_11_28_0025_audit_subject': auditSubject,
 };

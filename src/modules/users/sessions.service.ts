@@ -6,7 +6,6 @@ import { AppError } from '../../http/errors.js';
 import { checkPasswordPolicy, dummyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 import { hashToken, newRecoveryCode, newToken, normalizeRecoveryCode, RECOVERY_CODE_SHAPE } from './secrets.js';
 import * as sessions from './sessions.repository.js';
-import { refuseSharedPassword } from './shared-password.js';
 import type { SignInThrottle } from './sign-in-throttle.js';
 import { newTotpSecret, totpStep, totpUrl } from './totp.js';
 import * as repo from './users.repository.js';
@@ -58,24 +57,6 @@ export function createSessionsService(deps: {
     return step !== undefined && (await repo.advanceTotpStep(db, user.id, step));
   }
 
-  /**
-   * The account of an address that the password opens. An address has one account per company at
-   * most, and acceptance keeps their passwords apart, so at most one opens. Every candidate is
-   * verified (no early exit), and an unknown address costs one verification too: same answer, same time.
-   */
-  async function accountOpenedBy(email: string, password: string): Promise<repo.UserRow | undefined> {
-    const candidates = (await repo.listLiveUsersByEmail(db, email)).filter((u) => u.password_hash !== null);
-    if (candidates.length === 0) {
-      await verifyPassword(await dummyPasswordHash(), password);
-      return undefined;
-    }
-    let opened: repo.UserRow | undefined;
-    for (const candidate of candidates) {
-      if ((await verifyPassword(candidate.password_hash as string, password)) && !opened) opened = candidate;
-    }
-    return opened;
-  }
-
   async function requireActiveUser(userId: string): Promise<repo.UserRow> {
     const user = await repo.findUser(db, userId);
     if (user?.status !== 'active') throw new AppError('SESSION_INVALID', 'Sign in again');
@@ -88,8 +69,11 @@ export function createSessionsService(deps: {
       if (retryAfter !== undefined) {
         throw new AppError('RATE_LIMITED', `Too many failed sign-ins; retry in ${retryAfter} s`, { retryAfter });
       }
-      const user = await accountOpenedBy(input.email.trim().toLowerCase(), input.password);
-      if (!user) {
+      const user = await repo.findLiveUserByEmail(db, input.email.trim().toLowerCase());
+      // An unknown address costs one argon2 verification too: same answer, same time.
+      const hash = user?.password_hash ?? (await dummyPasswordHash());
+      const passwordOk = (await verifyPassword(hash, input.password)) && user?.password_hash != null;
+      if (!user || !passwordOk) {
         await throttle.recordFailure(input.email, address);
         throw new AppError('INVALID_CREDENTIALS', 'The e-mail address or password is wrong');
       }
@@ -193,7 +177,6 @@ export function createSessionsService(deps: {
       if (weak) throw AppError.validation([weak]);
       const passwordHash = await hashPassword(input.newPassword);
       await db.transaction().execute(async (trx) => {
-        await refuseSharedPassword(trx, user, input.newPassword, 'newPassword');
         await repo.updateUser(trx, user.id, { password_hash: passwordHash });
         await sessions.deleteUserSessions(trx, user.id);
       });

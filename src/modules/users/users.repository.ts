@@ -1,32 +1,15 @@
-import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database, UsersTable } from '../../db/schema.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 export type UserRow = Selectable<UsersTable>;
 
-/** The new user, or undefined when the address already has a live account with the same owner. */
-export async function insertUser(
-  db: Db,
-  user: Pick<UserRow, 'company_id' | 'operator_id' | 'email' | 'role'>,
-): Promise<UserRow | undefined> {
-  return db
-    .insertInto('users')
-    .values(user)
-    .onConflict((oc) =>
-      oc
-        .expression(sql`coalesce(company_id, operator_id), email`)
-        // A literal, not a parameter: PostgreSQL matches the partial index by its predicate's text.
-        .where(sql<boolean>`status <> 'removed'`)
-        .doNothing(),
-    )
-    .returningAll()
-    .executeTakeFirst();
+export async function insertUser(db: Db, user: Pick<UserRow, 'company_id' | 'operator_id' | 'email' | 'role'>): Promise<UserRow> {
+  return db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();
 }
 
-/** Every live account of an address: one per company or operator at most (sign-in tells them apart by password). */
-export async function listLiveUsersByEmail(db: Db, email: string, forUpdate = false): Promise<UserRow[]> {
-  const query = db.selectFrom('users').selectAll().where('email', '=', email).where('status', '<>', 'removed').orderBy('id');
-  return (forUpdate ? query.forUpdate() : query).execute();
+export async function findLiveUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('email', '=', email).where('status', '<>', 'removed').executeTakeFirst();
 }
 
 /** A user by id, within a company or the operators when given (another's is simply not found). */

@@ -10,7 +10,6 @@ import type { Mailer } from './mailer.js';
 import { checkPasswordPolicy, hashPassword } from './passwords.js';
 import { hashToken, newToken } from './secrets.js';
 import { deleteUserSessions } from './sessions.repository.js';
-import { refuseSharedPassword } from './shared-password.js';
 import * as repo from './users.repository.js';
 import { toUserView, type UserView } from './users.view.js';
 
@@ -95,17 +94,16 @@ export function createUsersService(deps: {
       const at = now();
       const expiresAt = new Date(at.getTime() + deps.invitationTtlMs);
       const user = await db.transaction().execute(async (trx) => {
-        // The unique index is per company (or the operators): an account elsewhere is none of the inviter's business.
+        const existing = await repo.findLiveUserByEmail(trx, email.value);
+        if (existing) {
+          throw new AppError('INVALID_STATE', 'A user with this e-mail address already exists');
+        }
         const row = await repo.insertUser(trx, {
           company_id: input.companyId?.toLowerCase() ?? null,
           operator_id: input.operatorId?.toLowerCase() ?? null,
           email: email.value,
           role,
         });
-        if (!row) {
-          const where = input.companyId ? 'this company' : 'this operator';
-          throw new AppError('INVALID_STATE', `This e-mail address already has an account in ${where}`);
-        }
         await repo.insertInvitation(trx, { user_id: row.id, token_hash: hashToken(token), expires_at: expiresAt });
         await recordChange(trx, input.actor, { companyId: row.company_id, action: 'user_invite', subjectId: row.id });
         return row;
@@ -142,7 +140,6 @@ export function createUsersService(deps: {
         if (row?.status !== 'invited') {
           throw new AppError('INVITATION_INVALID', 'The invitation is unknown, expired or already used');
         }
-        await refuseSharedPassword(trx, row, input.password, 'password');
         return repo.updateUser(trx, row.id, { name, password_hash: passwordHash, status: 'active' });
       });
       return toUserView(user as repo.UserRow);
