@@ -90,5 +90,10 @@ onSubmitOnce(form, async () => {
     message.textContent = `We have received several reports from your connection in the last hour, which is our limit to stop abuse. Your details are still on this page: please try again in about ${minutes} minutes.`;
     return;
   }
-  showFieldErrors(form, withBankErrors(noBank, error), message, REPORT_FORM_IN_WORDS);
+  showFieldErrors(form, withBankErrors(noBank, error), message, {
+    ...REPORT_FORM_IN_WORDS,
+    financialInstitution: 'Choose the bank or institution from the list',
+    // Left empty, the date needs asking for, not its format explained.
+    ...(eventDate.value ? {} : { eventDate: 'Give the date it happened' }),
+  });
 });

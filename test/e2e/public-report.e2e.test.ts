@@ -87,6 +87,11 @@ describe.skipIf(!hasChromium)('the public report form at /report, in Chromium at
     expect(await page.getAttribute('#fraudReason', 'aria-invalid')).toBe('true');
     expect(await page.textContent('#report-form')).toContain('Choose the bank of this account');
     expect(await page.textContent('#report-form')).not.toContain('bank slug');
+    // Left empty, the institution and the date are asked for, not their format explained.
+    expect(await page.textContent('#report-form')).toContain('Choose the bank or institution from the list');
+    expect(await page.textContent('#report-form')).toContain('Give the date it happened');
+    // The keyboard starts at the first marked field down the page.
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-invalid'))).toBe('true');
   });
 
   it('refuses a file that is not evidence, and says which files can be used', async () => {
