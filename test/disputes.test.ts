@@ -300,13 +300,19 @@ describe('escalation and the operators', () => {
       reason: padded,
     });
     expect(decided.statusCode).toBe(400);
-    expect(decided.json().data.errors).toEqual([{ field: 'reason', message: 'must be at least 10 characters, not counting spaces at either end' }]);
+    expect(decided.json().data.errors).toEqual([
+      { field: 'reason', message: 'must be at least 10 characters, not counting spaces at either end' },
+    ]);
     const other = await listedReport();
     const open = await openDispute(other.id);
     const exited = await post(owner.apiKey, `${DISPUTES}/${open.id}/exit`, { reason: padded });
-    expect(exited.json().data.errors).toEqual([{ field: 'reason', message: 'must be at least 10 characters, not counting spaces at either end' }]);
+    expect(exited.json().data.errors).toEqual([
+      { field: 'reason', message: 'must be at least 10 characters, not counting spaces at either end' },
+    ]);
     const plain = await post(owner.apiKey, `/api/v1/external/reports/submissions/${other.id}/exit`, { reason: padded });
-    expect(plain.json().data.errors).toEqual([{ field: 'reason', message: 'must be at least 10 characters, not counting spaces at either end' }]);
+    expect(plain.json().data.errors).toEqual([
+      { field: 'reason', message: 'must be at least 10 characters, not counting spaces at either end' },
+    ]);
   });
 
   it('an operator may open a dispute too (no attachments)', async () => {

@@ -103,7 +103,9 @@ describe('moderation', () => {
     expect((await asOperator('POST', `${ADMIN}/${id}/reject`, { reason: 'short' })).statusCode).toBe(400);
     expect((await asOperator('POST', `${ADMIN}/${id}/reject`, {})).statusCode).toBe(400);
     const padded = await asOperator('POST', `${ADMIN}/${id}/reject`, { reason: `${' '.repeat(12)}a` });
-    expect(padded.json().data.errors).toEqual([{ field: 'reason', message: 'must be at least 10 characters, not counting spaces at either end' }]);
+    expect(padded.json().data.errors).toEqual([
+      { field: 'reason', message: 'must be at least 10 characters, not counting spaces at either end' },
+    ]);
     expect((await asOperator('POST', `${ADMIN}/${id}/publish`)).statusCode).toBe(200);
     const twice = await asOperator('POST', `${ADMIN}/${id}/publish`);
     expect(twice.statusCode).toBe(409);

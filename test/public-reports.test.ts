@@ -115,6 +115,11 @@ describe('POST /api/v1/public/reports', () => {
     // The schema's error, and the ones it used to hide until the next try.
     expect(fields).toEqual(['fraudType', 'identifiers/0/value', 'eventDate', 'victim/email']);
     expect(res.json().data.errors[2].message).toBe('must not be in the future');
+    // A list longer than a report may hold is refused for its length alone: its values are not worked through.
+    const many = await intake(
+      publicBody('12', { identifiers: Array.from({ length: 500 }, () => ({ label: 'phone', value: '12' })) }),
+    );
+    expect(many.json().data.errors).toEqual([{ field: 'identifiers', message: 'must have at most 20 items' }]);
     const old = await intake(publicBody(uniquePhone(), { eventDate: '1800-01-01' }));
     expect(old.json().data.errors).toEqual([{ field: 'eventDate', message: 'must be in 1900 or later' }]);
   });

@@ -44,7 +44,38 @@ export interface SearchKey {
 export function createSealedIdentifiers(deps: { crypto: Crypto; banks: BankDirectory }) {
   const { crypto, banks } = deps;
 
+  /** Each identifier normalised for storing; a value that does not normalise, or repeats one before it, goes to `errors`. */
+  function normalizeAll(inputs: readonly IdentifierInput[], errors: FieldError[], fieldPrefix: string) {
+    const normalizedAll: Array<{
+      input: IdentifierInput;
+      normalized: Extract<ReturnType<typeof normalizeIdentifier>, { ok: true }>;
+    }> = [];
+    const seen = new Map<string, number>();
+    inputs.forEach((input, i) => {
+      const field = `${fieldPrefix}/${i}/value`;
+      const normalized = normalizeIdentifier(input.label, input.value, { banks, purpose: 'store' });
+      if (!normalized.ok) {
+        errors.push({ field, message: normalized.message });
+        return;
+      }
+      const duplicateKey = `${input.label}\u0000${normalized.indexValue}`;
+      const first = seen.get(duplicateKey);
+      if (first !== undefined) {
+        errors.push({ field, message: `is the same ${LABEL_NAMES[input.label]} as ${fieldPrefix}/${first}/value` });
+        return;
+      }
+      seen.set(duplicateKey, i);
+      normalizedAll.push({ input, normalized });
+    });
+    return normalizedAll;
+  }
+
   return {
+    /** The errors `seal` would give, without sealing anything (a refused body's value checks). */
+    check(inputs: readonly IdentifierInput[], errors: FieldError[], fieldPrefix = 'identifiers'): void {
+      normalizeAll(inputs, errors, fieldPrefix);
+    },
+
     /**
      * Seals each identifier for `context.recordId`. Problems are added to `errors` as
      * `<fieldPrefix>/<i>/value` so the caller reports them with its other field errors.
@@ -56,21 +87,7 @@ export function createSealedIdentifiers(deps: { crypto: Crypto; banks: BankDirec
       fieldPrefix = 'identifiers',
     ): SealedIdentifier[] {
       const sealed: SealedIdentifier[] = [];
-      const seen = new Map<string, number>();
-      inputs.forEach((input, i) => {
-        const field = `${fieldPrefix}/${i}/value`;
-        const normalized = normalizeIdentifier(input.label, input.value, { banks, purpose: 'store' });
-        if (!normalized.ok) {
-          errors.push({ field, message: normalized.message });
-          return;
-        }
-        const duplicateKey = `${input.label}\u0000${normalized.indexValue}`;
-        const first = seen.get(duplicateKey);
-        if (first !== undefined) {
-          errors.push({ field, message: `is the same ${LABEL_NAMES[input.label]} as ${fieldPrefix}/${first}/value` });
-          return;
-        }
-        seen.set(duplicateKey, i);
+      for (const { input, normalized } of normalizeAll(inputs, errors, fieldPrefix)) {
         const entries = indexEntriesToStore(crypto.blindIndex, input.label, normalized);
         const exact = entries.find((e) => e.label === input.label);
         const nuban = entries.find((e) => e.label === 'account_nuban');
@@ -90,7 +107,7 @@ export function createSealedIdentifiers(deps: { crypto: Crypto; banks: BankDirec
             index_key_version: exact.keyVersion,
           },
         });
-      });
+      }
       return sealed;
     },
 

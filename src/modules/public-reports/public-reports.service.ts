@@ -170,7 +170,7 @@ export function createPublicReportsService(deps: {
       const errors: FieldError[] = [];
       if (typeof body !== 'object' || body === null) return errors;
       const input = body as Record<string, unknown>;
-      precheckReport(input, identifiers, companyId, errors);
+      precheckReport(input, identifiers, errors);
       if (typeof input.eventDate === 'string') parseEventDate(input.eventDate, errors);
       for (const field of ['victim', 'guestInfo'] as const) {
         const contact = input[field];

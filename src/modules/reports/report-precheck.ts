@@ -1,19 +1,18 @@
-import { randomUUID } from 'node:crypto';
 import type { FieldError } from '../../http/errors.js';
 import { isIdentifierLabel } from '../../identifiers/labels.js';
 import type { IdentifierInput, SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import { checkFraudReason } from './fraud-reason.js';
+import { REPORT_LIMITS } from './report-values.js';
 
 /**
  * The value checks of a report's create (the story's length after trimming, each identifier's
  * normalisation and repeats) on a body that failed its schema: whatever part has the right shape is
  * checked too, so the person filing hears of every mistake in one answer, not one round after
- * another. The identifiers are sealed and thrown away; only their errors are wanted.
+ * another. The identifiers are normalised, not sealed: only their errors are wanted.
  */
 export function precheckReport(
   body: Record<string, unknown>,
-  identifiers: Pick<SealedIdentifiers, 'seal'>,
-  companyId: string,
+  identifiers: Pick<SealedIdentifiers, 'check'>,
   errors: FieldError[],
 ): void {
   if (typeof body.fraudReason === 'string') checkFraudReason(body.fraudReason, errors);
@@ -23,8 +22,10 @@ export function precheckReport(
     item !== null &&
     isIdentifierLabel((item as { label?: unknown }).label) &&
     typeof (item as { value?: unknown }).value === 'string';
-  if (Array.isArray(items) && items.every(wellShaped)) {
-    identifiers.seal(items, { companyId, recordId: randomUUID() }, errors);
+  // Normalised only, never sealed; and not a list longer than a report may hold (its schema error says so):
+  // a refused body must not cost more than an accepted one.
+  if (Array.isArray(items) && items.length <= REPORT_LIMITS.identifiersMax && items.every(wellShaped)) {
+    identifiers.check(items, errors);
   }
 }
 

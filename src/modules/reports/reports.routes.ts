@@ -61,7 +61,7 @@ export const reportsRoutes: RoutesPlugin<{ reports: ReportsService; submissions:
     async (request, reply) => {
       // A body that fails its schema is still checked for what it can be: every mistake in one answer.
       if (request.validationError) {
-        const valueErrors = reports.precheck(companyOf(request).companyId, request.body);
+        const valueErrors = reports.precheck(request.body);
         throw AppError.validation(withValueErrors(schemaFieldErrors(request.validationError), valueErrors));
       }
       const key = request.headers['idempotency-key'];

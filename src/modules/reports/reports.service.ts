@@ -136,19 +136,19 @@ export function createReportsService(deps: {
   }
 
   return {
-    /**
-     * Creates a report. With an idempotency key the first successful response is stored with the
-     * report (one transaction) and replayed for the same key and body.
-     */
     /** The value checks of a create on a body that failed its schema (report-precheck.ts). */
-    precheck(companyId: string, body: unknown): FieldError[] {
+    precheck(body: unknown): FieldError[] {
       const errors: FieldError[] = [];
       if (typeof body === 'object' && body !== null) {
-        precheckReport(body as Record<string, unknown>, identifiers, companyId, errors);
+        precheckReport(body as Record<string, unknown>, identifiers, errors);
       }
       return errors;
     },
 
+    /**
+     * Creates a report. With an idempotency key the first successful response is stored with the
+     * report (one transaction) and replayed for the same key and body.
+     */
     async create(
       actor: Actor & { companyId: string; businessName: string },
       input: CreateReportInput,
