@@ -78,7 +78,11 @@ function show(view: View): void {
  */
 const NOTICE_KEY = 'redflag-notice';
 function endSession(reason: string): void {
-  sessionStorage.setItem(NOTICE_KEY, reason);
+  try {
+    sessionStorage.setItem(NOTICE_KEY, reason);
+  } catch {
+    // Storage blocked: the reload still empties the desk; only the reason is not said.
+  }
   location.replace('/');
 }
 
@@ -107,8 +111,12 @@ function setSide(user: { companyId: string | null; role: string }): void {
 let invitationToken = '';
 
 async function start(): Promise<void> {
-  notice.textContent = sessionStorage.getItem(NOTICE_KEY) ?? '';
-  sessionStorage.removeItem(NOTICE_KEY);
+  try {
+    notice.textContent = sessionStorage.getItem(NOTICE_KEY) ?? '';
+    sessionStorage.removeItem(NOTICE_KEY);
+  } catch {
+    // Storage blocked: nothing to say.
+  }
   if (location.pathname === '/invitations/accept') {
     invitationToken = new URLSearchParams(location.search).get('token') ?? '';
     history.replaceState(null, '', '/');
@@ -195,10 +203,16 @@ onSubmitOnce(byId<HTMLFormElement>('enrol-form'), async (event) => {
 });
 byId('enrol-done').addEventListener('click', () => show('search'));
 
-onClickOnce(byId('sign-out'), async () => {
-  await api.POST('/api/v1/auth/sign-out');
-  endSession('You have signed out.');
-});
+/** Signs out on the service first: the desk is emptied only once the session is really over. */
+async function signOut(path: '/api/v1/auth/sign-out' | '/api/v1/auth/sign-out-everywhere', reason: string): Promise<void> {
+  const ended = await api.POST(path).then(
+    ({ response }) => response.ok || response.status === 401,
+    () => false,
+  );
+  if (ended) return endSession(reason);
+  notice.textContent = 'Signing out did not work: you are still signed in. Please try again.';
+}
+onClickOnce(byId('sign-out'), () => signOut('/api/v1/auth/sign-out', 'You have signed out.'));
 /**
  * A page opened from the menu starts clean: the outcome of what was done there before ("Published.",
  * a reference, a field error) and the panels opened then (a report, a dispute, a key or secret shown
@@ -215,10 +229,9 @@ function open(view: keyof typeof LOADERS): void {
   show(view);
   void LOADERS[view]?.();
 }
-onClickOnce(byId('sign-out-everywhere'), async () => {
-  await api.POST('/api/v1/auth/sign-out-everywhere');
-  endSession('You have signed out on every device.');
-});
+onClickOnce(byId('sign-out-everywhere'), () =>
+  signOut('/api/v1/auth/sign-out-everywhere', 'You have signed out on every device.'),
+);
 for (const button of document.querySelectorAll<HTMLButtonElement>('[data-view]')) {
   button.addEventListener('click', () => open(button.dataset.view as keyof typeof LOADERS));
 }

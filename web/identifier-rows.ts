@@ -137,7 +137,9 @@ export function missingBanks(
  * that account ("write it as <number>_<bank slug>") give way to "Choose the bank of this account".
  */
 export function withBankErrors(noBank: ReturnType<typeof missingBanks>, error: unknown): unknown {
-  if (!noBank) return error;
+  // Only a list of field errors is merged: a refusal of another kind (a 403, a 429, the service down) is said as it is.
+  const theirErrors = (error as { data?: { errors?: unknown } } | undefined)?.data?.errors;
+  if (!noBank || (error !== undefined && !Array.isArray(theirErrors))) return error ?? noBank;
   const banks = noBank.data.errors;
   const rows = new Set(banks.map((e) => e.field.replace(/\/bank$/, '/value')));
   const theirs = ((error as { data?: { errors?: { field: string; message: string }[] } } | undefined)?.data?.errors ?? []).filter(

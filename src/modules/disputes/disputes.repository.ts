@@ -8,7 +8,6 @@ export type DisputeRow = Selectable<DisputesTable> & {
   disputing_company_name: string | null;
   report_fraud_type: string;
   report_published_at: Date | null;
-  report_listing_status: string;
 };
 
 function withNames(db: Db) {
@@ -25,7 +24,6 @@ function withNames(db: Db) {
         'disputer.business_name as disputing_company_name',
         'reports.fraud_type as report_fraud_type',
         'reports.published_at as report_published_at',
-        'reports.listing_status as report_listing_status',
       ])
   );
 }

@@ -84,6 +84,8 @@ export function createDisputesService(deps: {
    * Takes the report off the list (if it still is), as the existing exit does, in the caller's
    * transaction. `holdOff`: the operators decided it must be off; one its owner had already taken
    * off is kept off too (only the operators may put it back), or the owner could undo the decision.
+   * A time-out or an exit answer on a report already off leaves it the owner's (as migration 0022
+   * says): the owner took it off themselves, and a relist may be disputed again.
    */
   async function exitReport(trx: Transaction<Database>, actor: Actor, dispute: repo.DisputeRow, reason: string, holdOff = false) {
     const report = await reports.findReport(trx, dispute.report_id, undefined, true);
@@ -133,7 +135,9 @@ export function createDisputesService(deps: {
       // Off the list another way (the owner's exit, another dispute, expiry), the report has nothing
       // left to answer, escalate or keep; the owner may still close the dispute with an exit. Should
       // the report come back, the dispute goes on.
-      if ((kind === 'uphold' || kind === 'escalate' || kind === 'keep') && row.report_listing_status !== 'listed') {
+      // Read under the report's row lock: an owner's exit at the same moment cannot slip between.
+      const offTheList = async () => (await reports.findReport(trx, row.report_id, undefined, true))?.listing_status !== 'listed';
+      if ((kind === 'uphold' || kind === 'escalate' || kind === 'keep') && (await offTheList())) {
         throw new AppError(
           'INVALID_STATE',
           'The report is no longer on the list, so there is nothing left to decide; if it comes back, this dispute goes on',

@@ -130,7 +130,9 @@ export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Cryp
           })
           .where('id', '=', row.id)
           .returningAll()
-          .executeTakeFirstOrThrow();
+          .executeTakeFirst();
+        // Removed at the same moment: the 404 it now is, not a 500.
+        if (!changed) throw AppError.notFound('Webhook endpoint not found');
         await recordChange(trx, actor, { companyId, action: 'webhook_change', subjectId: row.id });
         return changed;
       });
@@ -140,7 +142,9 @@ export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Cryp
     async remove(companyId: string, id: string, actor?: ChangeActor): Promise<void> {
       const row = await own(companyId, id);
       await db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('webhook_endpoints').where('id', '=', row.id).execute();
+        const gone = await trx.deleteFrom('webhook_endpoints').where('id', '=', row.id).executeTakeFirst();
+        // Removed twice at once: the second is the 404 it now is, with no second audit row.
+        if (gone.numDeletedRows === 0n) throw AppError.notFound('Webhook endpoint not found');
         await recordChange(trx, actor, { companyId, action: 'webhook_remove', subjectId: row.id });
       });
     },
@@ -162,7 +166,8 @@ export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Cryp
           })
           .where('id', '=', row.id)
           .returningAll()
-          .executeTakeFirstOrThrow();
+          .executeTakeFirst();
+        if (!changed) throw AppError.notFound('Webhook endpoint not found');
         await recordChange(trx, actor, { companyId, action: 'webhook_secret', subjectId: row.id });
         return changed;
       });
