@@ -17,6 +17,7 @@ import { lazySchemaCompilation, type SchemaCompilation } from './http/lazy-schem
 import { registerMetrics } from './http/metrics.js';
 import { type RouteSummary, registerOpenApi } from './http/openapi.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { refuseRepeatedQueryParameters } from './http/repeated-query.js';
 import { requestId } from './http/request-id.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { validatorCompiler } from './http/validation.js';
@@ -161,6 +162,7 @@ export async function buildApp({
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   acceptJsonOnly(app);
+  refuseRepeatedQueryParameters(app);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();

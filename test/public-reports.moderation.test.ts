@@ -164,6 +164,17 @@ describe('the built-in Public reports company', () => {
       sql`insert into api_keys (role, company_id, prefix, hash)
           values ('company', ${PUBLIC_REPORTS_COMPANY_ID}::uuid, 'rf_x', ${Buffer.alloc(32, 7)})`.execute(t.database.db),
     ).rejects.toThrow(/api_keys_not_public_reports/);
+    // Nor, whatever a service forgets, a user or a bank link (migration 0026).
+    await expect(
+      sql`insert into users (company_id, email, role) values (${PUBLIC_REPORTS_COMPANY_ID}::uuid, 'x@public.example', 'analyst')`.execute(
+        t.database.db,
+      ),
+    ).rejects.toThrow(/users_not_public_reports/);
+    await expect(
+      sql`insert into company_banks (company_id, bank_id) select ${PUBLIC_REPORTS_COMPANY_ID}::uuid, id from banks limit 1`.execute(
+        t.database.db,
+      ),
+    ).rejects.toThrow(/company_banks_not_public_reports/);
   });
 });
 

@@ -83,3 +83,22 @@ describe('numeric query parameters', () => {
     expect(past.json().data.errors).toEqual([{ field: 'page', message: 'must be at most 1000000' }]);
   });
 });
+
+describe('a query parameter given twice', () => {
+  it('is said to be given twice, not to be of the wrong type', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/external/reports/submissions?limit=10&limit=20&page=1',
+      headers: key(companyKey),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().data.errors).toEqual([{ field: 'limit', message: 'is given more than once; give it once' }]);
+    // Once is fine.
+    const once = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/external/reports/submissions?limit=10',
+      headers: key(companyKey),
+    });
+    expect(once.statusCode).toBe(200);
+  });
+});

@@ -23,6 +23,7 @@ import * as reasonsMaskedAgain from './2026_11_28_0021_reasons_masked_again.js';
 import * as reportsExitedByDispute from './2026_11_28_0022_reports_exited_by_dispute.js';
 import * as reportsExitedByOperator from './2026_11_28_0024_reports_exited_by_operator.js';
 import * as auditSubject from './2026_11_28_0025_audit_subject.js';
+import * as publicReportsCompanyHasNoPeople from './2026_11_28_0026_public_reports_company_has_no_people.js';
 
 /**
  * Every migration, by name; names sort in the order they run. A landed migration is never
@@ -53,4 +54,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0022_reports_exited_by_dispute': reportsExitedByDispute,
   '2026_11_28_0024_reports_exited_by_operator': reportsExitedByOperator,
   '2026_11_28_0025_audit_subject': auditSubject,
+  '2026_11_28_0026_public_reports_company_has_no_people': publicReportsCompanyHasNoPeople,
 };
