@@ -162,6 +162,30 @@ describe('webhook events from the outbox, verified by the standardwebhooks packa
     expect(read.json().data.report.notificationSent).toBe(true);
   });
 
+  it('a published public report taken down sends submission.exited to the entries it matched, once', async () => {
+    const phone = uniquePhone();
+    const [entry] = await watch(watcher.apiKey, [{ label: 'phone', value: phone, ref: 'c-9' }]);
+    const publicId = await filePublicReport(t, phone);
+    const draftId = await filePublicReport(t, phone);
+    expect((await t.app.inject({ method: 'POST', url: `${ADMIN}/${publicId}/publish`, headers: key(operator.apiKey) })).statusCode).toBe(200);
+    await deliver();
+    const reject = (id: string) =>
+      t.app.inject({ method: 'POST', url: `${ADMIN}/${id}/reject`, headers: key(operator.apiKey), payload: { reason: 'Court order' } });
+    expect((await reject(publicId)).statusCode).toBe(200);
+    // A draft turned down was never seen by anyone: it tells no one.
+    expect((await reject(draftId)).statusCode).toBe(200);
+    await deliver();
+    const exited = receiver.at('/watcher', 'submission.exited').filter((r) => r.json.data.report?.id === publicId);
+    expect(exited).toHaveLength(1);
+    expect(exited[0]?.json.data).toEqual({
+      watchlistEntry: { id: entry?.id, label: 'phone', ref: 'c-9' },
+      report: { id: publicId, kind: 'public_report', fraudType: 'romance_fraud', reportingCompany: null },
+    });
+    expect(receiver.at('/watcher', 'submission.exited').filter((r) => r.json.data.report?.id === draftId)).toHaveLength(0);
+    // The payload names no value: the phone is nowhere in what was sent.
+    expect(JSON.stringify(exited[0]?.json)).not.toContain(phone.slice(-7));
+  });
+
   it('a report leaving the list through a dispute sends submission.exited to its watchers', async () => {
     const phone = uniquePhone();
     await watch(watcher.apiKey, [{ label: 'phone', value: phone }]);

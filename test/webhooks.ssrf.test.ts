@@ -45,6 +45,18 @@ describe('webhook URLs: no server-side request forgery', () => {
     expect(body.data.errors[0].message).toContain(why);
   });
 
+  it.each([
+    ['a port past 65535', 'https://hooks.example.com:99999/x', 'has the port 99999; a port is a number from 1 to 65535'],
+    ['a port that is not a number', 'https://hooks.example.com:8o8o/x', 'has a port that is not a number'],
+    ['no scheme', 'hooks.example.com/redflag', 'must be an absolute address starting with https://'],
+    ['a space', 'https://hooks example.com/x', 'must not contain spaces or line breaks'],
+    ['no host', 'https://', 'must name a host after the scheme'],
+  ])('says what is wrong with an address that is not a URL: %s', async (_name, url, why) => {
+    const res = await register(url);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().data.errors).toEqual([{ field: 'url', message: expect.stringContaining(why) }]);
+  });
+
   it('accepts a public https address (no request is made at registration)', async () => {
     const res = await register('https://8.8.8.8/hooks/redflag');
     expect(res.statusCode).toBe(201);

@@ -17,7 +17,7 @@ import { openReason, reasonContext } from '../reports/sealed-reason.js';
 import type { SafelistCheck } from '../safelist/safelist.service.js';
 import { trimmedText } from '../trimmed-text.js';
 import type { ReportAttachments } from '../uploads/attachments.js';
-import { raisePublicReportPublished, raisePublicReportVisible } from '../webhooks/outbox.js';
+import { raisePublicReportPublished, raisePublicReportVisible, raisePublicReportWithdrawn } from '../webhooks/outbox.js';
 import { type ContactDetails, type ContactInput, maskContact, normalizeContact } from './contact-details.js';
 import { PUBLIC_REPORT_LIMITS, type PublicReportStatus, type ReportingEntity } from './public-report-values.js';
 import * as repo from './public-reports.repository.js';
@@ -155,6 +155,9 @@ export function createPublicReportsService(deps: {
         // The outbox rows land with the publication (issue 14).
         await raisePublicReportVisible(trx, row.id);
         await raisePublicReportPublished(trx, row.id);
+      } else if (row.status === 'published') {
+        // Members told of the match on publication hear that it is gone (a draft told no one).
+        await raisePublicReportWithdrawn(trx, row.id);
       }
       return updated;
     });

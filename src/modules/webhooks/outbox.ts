@@ -92,6 +92,27 @@ export async function raiseListingChange(
 }
 
 /**
+ * A published public report was taken down by an operator: `submission.exited` to each watchlist
+ * entry it matched on publication, so a member that flagged a customer on it can clear the flag.
+ */
+export async function raisePublicReportWithdrawn(db: Db, publicReportId: string): Promise<void> {
+  await insertEvents(
+    db,
+    sql`with m as (
+        select w.id, w.company_id, w.label, w.ref from webhook_events e
+        join watchlist_entries w on w.id = e.watchlist_entry_id
+        where e.report_id = ${publicReportId} and e.type = 'watchlist.match'
+      ), r as (
+        select id, fraud_type from public_reports where id = ${publicReportId}
+      )
+      select m.company_id, 'submission.exited'::text as type, r.id as report_id, m.id as entry_id,
+        json_build_object('watchlistEntry', ${entryJson}, 'report', json_build_object(
+          'id', r.id, 'kind', 'public_report', 'fraudType', r.fraud_type, 'reportingCompany', null)) as payload
+      from m cross join r`,
+  );
+}
+
+/**
  * For a statement that takes reports off the list in bulk (the listing-expiry job): CTEs to append
  * after its CTE `gone` (returning the reports' `id`), writing `submission.exited` to every watchlist
  * entry that matched them earlier, with their deliveries, in the same statement.

@@ -30,6 +30,23 @@ export function refusedAddressReason(address: string): string | null {
   return PUBLIC_RANGES.has(range) ? null : `is a ${range} address`;
 }
 
+const EXAMPLE = 'such as https://hooks.example.com/redflag';
+
+/** What is wrong with text the URL parser refused, in the words its author would look for. */
+function whyNotAUrl(raw: string): string {
+  if (/\s/.test(raw)) return `must not contain spaces or line breaks: an absolute address, ${EXAMPLE}`;
+  const parts = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(raw);
+  if (!parts) return `must be an absolute address starting with https://, ${EXAMPLE}`;
+  const authority = parts[1] ?? '';
+  const port = /:([^:\]]*)$/.exec(authority)?.[1];
+  if (port !== undefined && port !== '') {
+    if (!/^\d+$/.test(port)) return 'has a port that is not a number; a port is a number from 1 to 65535';
+    if (Number(port) > 65_535) return `has the port ${port.slice(0, 12)}; a port is a number from 1 to 65535`;
+  }
+  if (authority === '' || authority.endsWith(':')) return `must name a host after the scheme, ${EXAMPLE}`;
+  return `must be an absolute URL with a valid host name, ${EXAMPLE}`;
+}
+
 /**
  * The server-side request forgery guard, run at registration and before every delivery: the URL
  * must be https, and every address its host resolves to must be public. The first address is
@@ -41,7 +58,7 @@ export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promi
   try {
     url = new URL(raw);
   } catch {
-    return { ok: false, reason: 'must be an absolute URL' };
+    return { ok: false, reason: whyNotAUrl(raw) };
   }
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
     return { ok: false, reason: 'must use https' };
