@@ -167,10 +167,17 @@ describe('webhook events from the outbox, verified by the standardwebhooks packa
     const [entry] = await watch(watcher.apiKey, [{ label: 'phone', value: phone, ref: 'c-9' }]);
     const publicId = await filePublicReport(t, phone);
     const draftId = await filePublicReport(t, phone);
-    expect((await t.app.inject({ method: 'POST', url: `${ADMIN}/${publicId}/publish`, headers: key(operator.apiKey) })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'POST', url: `${ADMIN}/${publicId}/publish`, headers: key(operator.apiKey) })).statusCode,
+    ).toBe(200);
     await deliver();
     const reject = (id: string) =>
-      t.app.inject({ method: 'POST', url: `${ADMIN}/${id}/reject`, headers: key(operator.apiKey), payload: { reason: 'Court order' } });
+      t.app.inject({
+        method: 'POST',
+        url: `${ADMIN}/${id}/reject`,
+        headers: key(operator.apiKey),
+        payload: { reason: 'Court order' },
+      });
     expect((await reject(publicId)).statusCode).toBe(200);
     // A draft turned down was never seen by anyone: it tells no one.
     expect((await reject(draftId)).statusCode).toBe(200);

@@ -23,7 +23,8 @@ export function identifierRow(
     <div class="bank" hidden>
       <label for="${id}-bank">Bank of this account</label>
       <select id="${id}-bank" class="id-bank" data-field="identifiers/${index}/bank"><option value="">Choose a bank</option></select>
-    </div>`;
+    </div>
+    <button type="button" class="secondary remove-row">Remove this detail</button>`;
   const label = row.querySelector('select.id-label') as HTMLSelectElement;
   for (const [value, text] of labels) label.append(option(value, text));
   const input = row.querySelector('input.id-value') as HTMLInputElement;
@@ -43,6 +44,16 @@ export function identifierRow(
   };
   label.addEventListener('change', sync);
   sync();
+  // The only row is never removed (the style sheet hides its button): a report needs one detail.
+  (row.querySelector('button.remove-row') as HTMLButtonElement).addEventListener('click', () => {
+    const list = row.parentElement;
+    if (!list || list.children.length < 2) return;
+    const next = (row.nextElementSibling ?? row.previousElementSibling) as HTMLElement;
+    row.remove();
+    list.dispatchEvent(new Event('rows-changed'));
+    // The keyboard carries on at the row that took its place, not at the top of the page.
+    next.querySelector<HTMLElement>('select.id-label')?.focus();
+  });
   return row;
 }
 
@@ -52,7 +63,7 @@ export const MAX_IDENTIFIER_ROWS = 10;
 /**
  * "Add identifier": a new row, with the keyboard's focus on its first field so a person using
  * the keyboard or a screen reader carries on where the row appeared. The button is disabled at
- * the limit (`resetIdentifierRows` enables it again).
+ * the limit, and enabled again when a row is removed (or by `resetIdentifierRows`).
  */
 export function wireAddIdentifier(
   button: HTMLButtonElement,
@@ -62,9 +73,15 @@ export function wireAddIdentifier(
 ) {
   button.addEventListener('click', () => {
     if (rows.children.length >= MAX_IDENTIFIER_ROWS) return;
-    const row = identifierRow(rows.children.length, labels, prefix);
+    // A row removed from the middle frees a position, not its number: ids stay unique.
+    let index = rows.children.length;
+    while (document.getElementById(`${prefix ?? 'identifier'}-${index}-label`)) index++;
+    const row = identifierRow(index, labels, prefix);
     rows.append(row);
     row.querySelector<HTMLElement>('select.id-label')?.focus();
+    button.disabled = rows.children.length >= MAX_IDENTIFIER_ROWS;
+  });
+  rows.addEventListener('rows-changed', () => {
     button.disabled = rows.children.length >= MAX_IDENTIFIER_ROWS;
   });
 }

@@ -5,8 +5,8 @@ import { actionButton, api, byId, clearFieldErrors, onSubmitOnce, showFieldError
 const EVENTS: [string, string][] = [
   ['watchlist.match', 'A report names someone on your watchlist'],
   ['public_report.published', 'A public report names your institution'],
-  ['submission.exited', 'One of your reports leaves the list'],
-  ['submission.relisted', 'One of your reports returns to the list'],
+  ['submission.exited', 'A report that matched your watchlist leaves the list or is taken down'],
+  ['submission.relisted', 'A report that matched your watchlist returns to the list'],
 ];
 type Webhook = { id: string; url: string; events: string[]; status: 'active' | 'disabled' };
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString('en-GB') : '—');

@@ -164,6 +164,21 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await tabTo(page, '#file-add-identifier');
     await page.keyboard.press('Enter');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('identifier-1-label');
+    // A row added by mistake goes again; the only row left has no "Remove" to press.
+    expect(await page.locator('#file-identifiers .remove-row:visible').count()).toBe(2);
+    await page.fill('#identifier-1-value', '0803 000 0009');
+    await tabTo(page, '#file-identifiers .identifier-row:nth-child(2) .remove-row');
+    await page.keyboard.press('Enter');
+    expect(await page.locator('#file-identifiers .identifier-row').count()).toBe(1);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('identifier-0-label');
+    expect(await page.locator('#file-identifiers .remove-row:visible').count()).toBe(0);
+    await page.click('#file-add-identifier');
+    await page.click('#file-add-identifier');
+    // Removing the middle row keeps every id unique when the next is added.
+    await page.click('#file-identifiers .identifier-row:nth-child(2) .remove-row');
+    await page.click('#file-add-identifier');
+    const ids = await page.$$eval('#file-identifiers select.id-label', (all) => all.map((e) => e.id));
+    expect(new Set(ids).size).toBe(3);
   });
 
   it('lists submissions with filters, reveals values on request, edits and publishes a draft, exits and relists it', async () => {
