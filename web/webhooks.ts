@@ -1,6 +1,6 @@
 // A company admin's webhook endpoints: add one (its signing secret shown once), pause or resume it,
 // replace its secret, remove it, and read its delivery log with each attempt, sending one again.
-import { actionButton, api, byId, clearFieldErrors, onSubmitOnce, showFieldErrors, tell } from './common.js';
+import { actionButton, api, byId, clearFieldErrors, factPairs, onSubmitOnce, showFieldErrors, tell } from './common.js';
 
 const EVENTS: [string, string][] = [
   ['watchlist.match', 'A report names someone on your watchlist'],
@@ -8,6 +8,14 @@ const EVENTS: [string, string][] = [
   ['submission.exited', 'A report that matched your watchlist leaves the list or is taken down'],
   ['submission.relisted', 'A report that matched your watchlist returns to the list'],
 ];
+/** The same events in a few words, for the delivery log's narrow column. */
+const EVENT_SHORT: Record<string, string> = {
+  'watchlist.match': 'Watchlist match',
+  'public_report.published': 'Public report names you',
+  'submission.exited': 'Report left the list',
+  'submission.relisted': 'Report back on the list',
+};
+const eventInWords = (code: string) => EVENTS.find(([value]) => value === code)?.[1] ?? code;
 type Webhook = { id: string; url: string; events: string[]; status: 'active' | 'disabled' };
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString('en-GB') : '—');
 const cell = (text: string) => Object.assign(document.createElement('td'), { textContent: text });
@@ -32,17 +40,25 @@ export async function loadWebhooks(): Promise<void> {
   }
   const hooks = data.data.webhooks;
   byId('webhooks-count').textContent = `${hooks.length} endpoint${hooks.length === 1 ? '' : 's'}`;
-  // An empty table says nothing the count does not (and a scroll region with nothing to focus fails axe).
-  showTable('webhook-rows', hooks.length > 0);
+  // An empty list says nothing the count does not.
+  byId('webhook-rows').hidden = hooks.length === 0;
   byId('webhook-rows').replaceChildren(
     ...hooks.map((hook) => {
-      const tr = document.createElement('tr');
-      const eventNames = hook.events.map((code) => EVENTS.find(([value]) => value === code)?.[1] ?? code);
-      const address = cell(hook.url);
-      // A URL has no spaces to wrap at: it may break anywhere, so the row's actions stay in view at 360 px.
-      address.className = 'breaks-anywhere';
-      tr.append(address, cell(eventNames.join('; ')), cell(hook.status === 'active' ? 'active' : 'paused'));
-      const actions = document.createElement('td');
+      // A card, not a table row: at 360 px a table of address, events, state and four buttons
+      // scrolled the address out of view.
+      const card = document.createElement('li');
+      const address = Object.assign(document.createElement('p'), { className: 'card-title' });
+      address.textContent = hook.url;
+      const facts = Object.assign(document.createElement('dl'), { className: 'facts' });
+      facts.append(
+        ...factPairs([
+          ['State', hook.status === 'active' ? 'active' : 'paused'],
+          ['Events', hook.events.map(eventInWords).join('; ')],
+        ]),
+      );
+      card.append(address, facts);
+      const actions = document.createElement('div');
+      actions.className = 'card-actions';
       const set = (enabled: boolean) => async () => {
         const { error: failed } = await api.PATCH('/api/v1/external/webhooks/{id}', {
           params: { path: { id: hook.id } },
@@ -77,8 +93,8 @@ export async function loadWebhooks(): Promise<void> {
           await loadWebhooks();
         }),
       );
-      tr.append(actions);
-      return tr;
+      card.append(actions);
+      return card;
     }),
   );
 }
@@ -104,7 +120,7 @@ async function loadDeliveries(hook: Webhook): Promise<void> {
       const tr = document.createElement('tr');
       tr.append(
         cell(when(d.createdAt)),
-        cell(d.type),
+        cell(EVENT_SHORT[d.type] ?? d.type),
         cell(`${d.status} after ${d.attempts} attempt${d.attempts === 1 ? '' : 's'}`),
       );
       tr.append(cell(d.status === 'pending' && d.nextAttemptAt ? `${outcome}; next try ${when(d.nextAttemptAt)}` : outcome));

@@ -169,6 +169,7 @@ describe.skipIf(!hasChromium)('disputes and webhooks in the desk, for a company 
     await page.click('#webhook-rows button:has-text("Deliveries")');
     await expect.poll(() => page.textContent('#delivery-rows')).toContain('delivered after 1 attempt');
     expect(await page.textContent('#delivery-rows')).toContain('answered 204');
+    expect(await page.textContent('#delivery-rows')).toContain('Watchlist match');
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
     await screenshot(page, 'webhooks');
@@ -177,8 +178,8 @@ describe.skipIf(!hasChromium)('disputes and webhooks in the desk, for a company 
 
     await page.click('#webhook-rows button:has-text("Pause")');
     await expect.poll(() => page.textContent('#webhook-rows')).toContain('paused');
-    // The table was redrawn: the keyboard carries on in the endpoint's row, not at the top of the page.
-    await expect.poll(() => page.evaluate(() => document.activeElement?.closest('#webhook-rows tr') !== null)).toBe(true);
+    // The list was redrawn: the keyboard carries on in the endpoint's card, not at the top of the page.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.closest('#webhook-rows li') !== null)).toBe(true);
     page.once('dialog', (dialog) => void dialog.accept());
     await page.click('#webhook-rows button:has-text("Remove")');
     await expect.poll(() => page.textContent('#webhooks-count')).toBe('0 endpoints');
