@@ -60,8 +60,11 @@ function show(view: View): void {
   byId('nav').hidden = view === 'sign-in' || view === 'accept' || view === 'enrol';
   // The page shown is marked in the menu, for screen readers as for the eye.
   for (const button of document.querySelectorAll<HTMLElement>('[data-view]')) {
-    if (button.dataset.view === view) button.setAttribute('aria-current', 'page');
-    else button.removeAttribute('aria-current');
+    if (button.dataset.view === view) {
+      button.setAttribute('aria-current', 'page');
+      // On a phone the menu scrolls sideways: the page shown stays in sight in it.
+      if (button.getClientRects().length > 0) button.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    } else button.removeAttribute('aria-current');
   }
   // Focus goes into the page: its first field shown, or its heading when it has none (a list to read).
   const page = byId(`view-${view}`);
