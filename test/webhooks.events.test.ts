@@ -165,22 +165,31 @@ describe('webhook events from the outbox, verified by the standardwebhooks packa
   it('a published public report taken down sends submission.exited to the entries it matched, once', async () => {
     const phone = uniquePhone();
     const [entry] = await watch(watcher.apiKey, [{ label: 'phone', value: phone, ref: 'c-9' }]);
+    const [dropped] = await watch(bank.apiKey, [{ label: 'phone', value: phone, ref: 'c-10' }]);
     const publicId = await filePublicReport(t, phone);
-    const draftId = await filePublicReport(t, phone);
     expect(
       (await t.app.inject({ method: 'POST', url: `${ADMIN}/${publicId}/publish`, headers: key(operator.apiKey) })).statusCode,
     ).toBe(200);
     await deliver();
-    const reject = (id: string) =>
+    const matched = (path: string) => receiver.at(path, 'watchlist.match').filter((r) => r.json.data.report?.id === publicId);
+    expect([matched('/watcher').length, matched('/bank').length]).toEqual([1, 1]);
+    // An entry its member stopped watching before the takedown hears nothing more.
+    const unwatched = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/external/watchlist/${dropped?.id}`,
+      headers: key(bank.apiKey),
+    });
+    expect(unwatched.statusCode).toBe(200);
+    const reject = () =>
       t.app.inject({
         method: 'POST',
-        url: `${ADMIN}/${id}/reject`,
+        url: `${ADMIN}/${publicId}/reject`,
         headers: key(operator.apiKey),
         payload: { reason: 'Court order' },
       });
-    expect((await reject(publicId)).statusCode).toBe(200);
-    // A draft turned down was never seen by anyone: it tells no one.
-    expect((await reject(draftId)).statusCode).toBe(200);
+    expect((await reject()).statusCode).toBe(200);
+    // Taken down twice is refused: no second event.
+    expect((await reject()).statusCode).toBe(409);
     await deliver();
     const exited = receiver.at('/watcher', 'submission.exited').filter((r) => r.json.data.report?.id === publicId);
     expect(exited).toHaveLength(1);
@@ -188,7 +197,7 @@ describe('webhook events from the outbox, verified by the standardwebhooks packa
       watchlistEntry: { id: entry?.id, label: 'phone', ref: 'c-9' },
       report: { id: publicId, kind: 'public_report', fraudType: 'romance_fraud', reportingCompany: null },
     });
-    expect(receiver.at('/watcher', 'submission.exited').filter((r) => r.json.data.report?.id === draftId)).toHaveLength(0);
+    expect(receiver.at('/bank', 'submission.exited').filter((r) => r.json.data.report?.id === publicId)).toHaveLength(0);
     // The payload names no value: the phone is nowhere in what was sent.
     expect(JSON.stringify(exited[0]?.json)).not.toContain(phone.slice(-7));
   });

@@ -51,6 +51,8 @@ describe('webhook URLs: no server-side request forgery', () => {
     ['no scheme', 'hooks.example.com/redflag', 'must be an absolute address starting with https://'],
     ['a space', 'https://hooks example.com/x', 'must not contain spaces or line breaks'],
     ['no host', 'https://', 'must name a host after the scheme'],
+    ['a port but no host', 'https://:443/x', 'must name a host after the scheme'],
+    ['a bad host after a password', 'https://user:secret@ho^st/x', 'must be an absolute URL with a valid host name'],
   ])('says what is wrong with an address that is not a URL: %s', async (_name, url, why) => {
     const res = await register(url);
     expect(res.statusCode).toBe(400);

@@ -24,7 +24,7 @@ export function identifierRow(
       <label for="${id}-bank">Bank of this account</label>
       <select id="${id}-bank" class="id-bank" data-field="identifiers/${index}/bank"><option value="">Choose a bank</option></select>
     </div>
-    <button type="button" class="secondary remove-row">Remove this detail</button>`;
+    <button type="button" class="secondary remove-row" aria-describedby="${id}-label ${id}-value">Remove this detail</button>`;
   const label = row.querySelector('select.id-label') as HTMLSelectElement;
   for (const [value, text] of labels) label.append(option(value, text));
   const input = row.querySelector('input.id-value') as HTMLInputElement;
@@ -51,6 +51,10 @@ export function identifierRow(
     const next = (row.nextElementSibling ?? row.previousElementSibling) as HTMLElement;
     row.remove();
     list.dispatchEvent(new Event('rows-changed'));
+    const status = list.nextElementSibling;
+    if (status?.classList.contains('rows-status')) {
+      status.textContent = `Detail removed; ${list.children.length} left.`;
+    }
     // The keyboard carries on at the row that took its place, not at the top of the page.
     next.querySelector<HTMLElement>('select.id-label')?.focus();
   });
@@ -84,6 +88,10 @@ export function wireAddIdentifier(
   rows.addEventListener('rows-changed', () => {
     button.disabled = rows.children.length >= MAX_IDENTIFIER_ROWS;
   });
+  // Where a removal is said to a screen reader (focus moves on without a word otherwise).
+  const status = Object.assign(document.createElement('p'), { className: 'visually-hidden rows-status' });
+  status.setAttribute('role', 'status');
+  rows.after(status);
 }
 
 /** Back to one empty row, after a report was filed. */

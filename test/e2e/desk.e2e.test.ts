@@ -179,6 +179,13 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await page.click('#file-add-identifier');
     const ids = await page.$$eval('#file-identifiers select.id-label', (all) => all.map((e) => e.id));
     expect(new Set(ids).size).toBe(3);
+    expect(await page.textContent('#file-identifiers + .rows-status')).toBe('Detail removed; 2 left.');
+    expect(await seriousViolations(page)).toEqual([]);
+    // At ten rows "Add" stops; removing one lets it add again.
+    while ((await page.locator('#file-identifiers .identifier-row').count()) < 10) await page.click('#file-add-identifier');
+    expect(await page.isDisabled('#file-add-identifier')).toBe(true);
+    await page.click('#file-identifiers .identifier-row:nth-child(4) .remove-row');
+    expect(await page.isDisabled('#file-add-identifier')).toBe(false);
   });
 
   it('lists submissions with filters, reveals values on request, edits and publishes a draft, exits and relists it', async () => {

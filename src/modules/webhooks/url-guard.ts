@@ -37,13 +37,14 @@ function whyNotAUrl(raw: string): string {
   if (/\s/.test(raw)) return `must not contain spaces or line breaks: an absolute address, ${EXAMPLE}`;
   const parts = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(raw);
   if (!parts) return `must be an absolute address starting with https://, ${EXAMPLE}`;
-  const authority = parts[1] ?? '';
+  // The host and port follow any user name and password (refused later anyway).
+  const authority = (parts[1] ?? '').replace(/^.*@/, '');
+  if (authority === '' || authority.startsWith(':')) return `must name a host after the scheme, ${EXAMPLE}`;
   const port = /:([^:\]]*)$/.exec(authority)?.[1];
   if (port !== undefined && port !== '') {
     if (!/^\d+$/.test(port)) return 'has a port that is not a number; a port is a number from 1 to 65535';
     if (Number(port) > 65_535) return `has the port ${port.slice(0, 12)}; a port is a number from 1 to 65535`;
   }
-  if (authority === '' || authority.endsWith(':')) return `must name a host after the scheme, ${EXAMPLE}`;
   return `must be an absolute URL with a valid host name, ${EXAMPLE}`;
 }
 
