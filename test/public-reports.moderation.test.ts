@@ -5,7 +5,7 @@ import { rotateKeys } from '../src/crypto/rotation.js';
 import { sealedColumns } from '../src/crypto/sealed-columns.js';
 import { PUBLIC_REPORTS_COMPANY_ID } from '../src/modules/companies/public-reports-company.js';
 import { createCompany, createOperator, key } from './helpers/principals.js';
-import { ADMIN, filePublicReport, uniquePhone } from './helpers/public-reports.js';
+import { ADMIN, filePublicReport, intake, publicBody, uniquePhone } from './helpers/public-reports.js';
 import { buildTestApp, type TestApp } from './helpers/test-app.js';
 
 let t: TestApp;
@@ -69,6 +69,36 @@ describe('moderation', () => {
     expect(rejected.json().data.data.map((r: { id: string }) => r.id)).toContain(ids[0]);
     expect((await asOperator('GET', `${ADMIN}?status=gone`)).statusCode).toBe(400);
     expect((await asOperator('GET', `${ADMIN}?limit=101`)).statusCode).toBe(400);
+  });
+
+  it('finds a report by the short reference its filer was given, in any case, with or without the dash', async () => {
+    const filed = await intake(t, publicBody(uniquePhone()));
+    expect(filed.statusCode).toBe(201);
+    const { id, reference } = filed.json().data;
+    expect(reference).toMatch(/^[0-9A-F]{4}-[0-9A-F]{4}$/);
+    expect(reference.replace('-', '').toLowerCase()).toBe(id.slice(0, 8));
+    // Another report whose id shares no prefix is not found by it.
+    const other = await file(uniquePhone());
+    for (const asked of [reference, reference.toLowerCase(), reference.replace('-', ''), ` ${reference} `, id]) {
+      const found = await asOperator('GET', `${ADMIN}?reference=${encodeURIComponent(asked)}`);
+      expect(found.statusCode, asked).toBe(200);
+      const ids = found.json().data.data.map((r: { id: string }) => r.id);
+      expect(ids, asked).toContain(id);
+      expect(ids, asked).not.toContain(other);
+      expect(found.json().data.data.find((r: { id: string }) => r.id === id).reference).toBe(reference);
+    }
+    // With a state too, and a page past the end still counts what the reference finds.
+    expect((await asOperator('GET', `${ADMIN}?reference=${reference}&status=rejected`)).json().data.meta.total).toBe(0);
+    expect((await asOperator('GET', `${ADMIN}?reference=${reference}&page=5`)).json().data.meta.total).toBeGreaterThanOrEqual(1);
+    const nul = await asOperator('GET', `${ADMIN}?reference=%00%00%00%00-%00%00%00%00`);
+    expect(nul.json().data.errors).toEqual([{ field: 'reference', message: 'must not contain the NUL character (U+0000)' }]);
+    for (const bad of ['3F0C-2A1', 'ZZZZ-ZZZZ', '3F0C2A1E0', '3F0C_2A1E']) {
+      const refused = await asOperator('GET', `${ADMIN}?reference=${bad}`);
+      expect(refused.statusCode, bad).toBe(400);
+      expect(refused.json().data.errors, bad).toEqual([
+        { field: 'reference', message: expect.stringContaining('must be the 8 letters and digits of a reference') },
+      ]);
+    }
   });
 
   it('reads one decoded: clear identifiers, story and contact details; the list masks them; unknown ids are 404', async () => {

@@ -34,7 +34,11 @@ describe('POST /api/v1/public/reports', () => {
   it('takes a report without a key and stores it as a draft of the Public reports company, contacts sealed', async () => {
     const res = await intake(publicBody(uniquePhone()));
     expect(res.statusCode).toBe(201);
-    expect(res.json()).toEqual({ success: true, message: expect.any(String), data: { id: expect.any(String), status: 'draft' } });
+    expect(res.json()).toEqual({
+      success: true,
+      message: expect.any(String),
+      data: { id: expect.any(String), reference: expect.stringMatching(/^[0-9A-F]{4}-[0-9A-F]{4}$/), status: 'draft' },
+    });
     const row = await t.database.db
       .selectFrom('public_reports')
       .selectAll()

@@ -12,6 +12,7 @@ import {
 } from './common.js';
 
 let current: string | null = null;
+let currentStatus: string | null = null;
 // As the person filing saw them on the form.
 const REPORTERS: Record<string, string> = {
   self: 'the victim',
@@ -22,18 +23,34 @@ const REPORTERS: Record<string, string> = {
 const STATUS: Record<string, string> = { draft: 'waiting for a decision', published: 'published', rejected: 'rejected' };
 const text = (tag: string, content: string) => Object.assign(document.createElement(tag), { textContent: content });
 
+type Listed = {
+  id: string;
+  reference: string;
+  status: string;
+  fraudType: string;
+  fraudReason: string;
+  financialInstitution: string;
+  createdAt: string;
+};
+
 export async function loadQueue(): Promise<void> {
   const { data } = await api.GET('/api/v1/admin/public-reports', { params: { query: { status: 'draft', page: 1, limit: 50 } } });
   if (!data) return;
   const { data: items, meta } = data.data;
   byId('moderation-count').textContent = `${meta.total} waiting`;
-  const list = byId('moderation-list');
+  showList(byId('moderation-list'), items, false);
+}
+
+/** Reports as buttons that open them; `withStatus` for a lookup, whose reports may be in any state. */
+function showList(list: HTMLElement, items: Listed[], withStatus: boolean): void {
   list.replaceChildren();
   for (const item of items) {
+    const when = new Date(item.createdAt).toLocaleDateString('en-GB');
+    const status = withStatus ? ` · ${STATUS[item.status] ?? item.status}` : '';
     const open = Object.assign(document.createElement('button'), {
       type: 'button',
       className: 'link-dark',
-      textContent: `${fraudTypeName(item.fraudType)} · ${item.financialInstitution} · ${new Date(item.createdAt).toLocaleDateString('en-GB')}`,
+      textContent: `${item.reference} · ${fraudTypeName(item.fraudType)} · ${item.financialInstitution} · ${when}${status}`,
     });
     // The story's opening words (masked) tell apart reports of one kind, bank and day.
     const opening = Object.assign(document.createElement('p'), {
@@ -57,6 +74,7 @@ async function openReport(id: string): Promise<void> {
   if (!data) return;
   const r = data.data.report;
   current = id;
+  currentStatus = r.status;
   byId('moderation-title').textContent = `${fraudTypeName(r.fraudType)} — ${STATUS[r.status] ?? r.status}`;
   const facts: [string, string][] = [
     ['Reported by', REPORTERS[r.reportingEntity] ?? r.reportingEntity],
@@ -66,7 +84,15 @@ async function openReport(id: string): Promise<void> {
     ['Reporter', [r.guestInfo?.name, r.guestInfo?.email, r.guestInfo?.phone].filter(Boolean).join(', ') || '—'],
     ['Amount lost', amountLost(r.victim)],
   ];
+  facts.unshift(['Reference', r.reference]);
   byId('moderation-details').replaceChildren(...factPairs(facts));
+  // Only what the report's state allows: a draft is published or rejected, a published one taken down.
+  byId('moderation-publish').hidden = r.status !== 'draft';
+  byId('reject-form').hidden = r.status === 'rejected';
+  const takeDown = r.status === 'published';
+  byId('reject-button').textContent = takeDown ? 'Take down' : 'Reject';
+  byId('reject-label').textContent =
+    `Reason for ${takeDown ? 'taking it down' : 'rejecting'} (10 to 500 characters, never shown publicly)`;
   byId('moderation-reason').textContent = r.fraudReason;
   byId('moderation-identifiers').replaceChildren(...r.identifiers.map((i) => text('li', identifierText(i.label, i.value))));
   // The evidence is what a decision rests on: each file opens in a new tab (its link expires in minutes).
@@ -98,12 +124,40 @@ async function openReport(id: string): Promise<void> {
 async function decided(message: string): Promise<void> {
   byId('moderation-report').hidden = true;
   current = null;
+  // A lookup's list showed the report's earlier state.
+  byId('reference-list').hidden = true;
+  byId('reference-message').textContent = '';
   await loadQueue();
   byId('moderation-count').textContent += ` · ${message}`;
   (byId('moderation-list').querySelector<HTMLElement>('button') ?? byId('moderation-count')).focus();
 }
 
 export function initModeration(): void {
+  onSubmitOnce(byId<HTMLFormElement>('reference-form'), async () => {
+    const form = byId<HTMLFormElement>('reference-form');
+    const message = byId('reference-message');
+    const list = byId('reference-list');
+    const reference = byId<HTMLInputElement>('moderation-reference').value.trim();
+    clearFieldErrors(form);
+    list.hidden = true;
+    if (!reference) {
+      return showFieldErrors(form, { data: { errors: [{ field: 'reference', message: 'Type a reference first' }] } }, message);
+    }
+    const { data, error } = await api.GET('/api/v1/admin/public-reports', {
+      params: { query: { reference, page: 1, limit: 20 } },
+    });
+    if (!data) return showFieldErrors(form, error, message);
+    const items = data.data.data;
+    message.textContent =
+      items.length === 0
+        ? `No public report has the reference ${reference}.`
+        : items.length === 1
+          ? 'One report has this reference.'
+          : `${items.length} reports share this reference: tell them apart by date and story.`;
+    showList(list, items, true);
+    list.hidden = items.length === 0;
+    if (items.length === 1) await openReport((items[0] as Listed).id);
+  });
   onClickOnce(byId('moderation-publish'), async () => {
     if (!current) return;
     const { data, error } = await api.POST('/api/v1/admin/public-reports/{id}/publish', { params: { path: { id: current } } });
@@ -119,6 +173,6 @@ export function initModeration(): void {
     });
     if (!data) return showFieldErrors(byId('reject-form'), error, byId('moderation-message'));
     byId<HTMLTextAreaElement>('reject-reason').value = '';
-    await decided('rejected');
+    await decided(currentStatus === 'published' ? 'taken down' : 'rejected');
   });
 }

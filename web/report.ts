@@ -80,7 +80,7 @@ onSubmitOnce(form, async () => {
   });
   if (data) {
     form.hidden = true;
-    byId('reference').textContent = data.data.id;
+    byId('reference').textContent = data.data.reference;
     byId('done').hidden = false;
     byId('done').focus();
     return;

@@ -91,5 +91,33 @@ describe.skipIf(!hasChromium)('the operators’ moderation queue in the desk, in
     await page.click('#reject-form button[type=submit]');
     await expect.poll(() => page.textContent('#moderation-count')).toBe('0 waiting · rejected');
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('moderation-count');
+
+    // The published report, found by the reference its filer quotes, is taken down from here.
+    const published = await t.database.db
+      .selectFrom('public_reports')
+      .select('id')
+      .where('status', '=', 'published')
+      .executeTakeFirstOrThrow();
+    const reference = `${published.id.slice(0, 4)}-${published.id.slice(4, 8)}`;
+    await page.fill('#moderation-reference', 'not-a-ref');
+    await page.click('#reference-form button[type=submit]');
+    await expect.poll(() => page.getAttribute('#moderation-reference', 'aria-invalid')).toBe('true');
+    await page.fill('#moderation-reference', reference.toLowerCase());
+    await page.press('#moderation-reference', 'Enter');
+    await expect.poll(() => page.textContent('#moderation-title')).toContain('published');
+    expect(await page.textContent('#moderation-details')).toContain(reference.toUpperCase());
+    expect(await page.isVisible('#moderation-publish')).toBe(false);
+    expect(await page.textContent('#reject-button')).toBe('Take down');
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
+    await page.fill('#reject-reason', 'Withdrawn by the victim, who was repaid.');
+    await page.click('#reject-button');
+    await expect.poll(() => page.textContent('#moderation-count')).toBe('0 waiting · taken down');
+    const row = await t.database.db
+      .selectFrom('public_reports')
+      .select('status')
+      .where('id', '=', published.id)
+      .executeTakeFirstOrThrow();
+    expect(row.status).toBe('rejected');
   });
 });

@@ -127,7 +127,8 @@ describe.skipIf(!hasChromium)('the public report form at /report, in Chromium at
     await screenshot(page, 'public-form');
     await page.click('#submit');
     await expect.poll(() => page.isVisible('#done')).toBe(true);
-    expect(await page.textContent('#reference')).toMatch(/^[0-9a-f-]{36}$/);
+    // A reference a person can write down or read out: eight letters and digits, not a 36-character id.
+    expect(await page.textContent('#reference')).toMatch(/^[0-9A-F]{4}-[0-9A-F]{4}$/);
     expect(await seriousViolations(page)).toEqual([]);
     const queue = await t.database.db.selectFrom('public_reports').select(['id']).where('status', '=', 'draft').execute();
     expect(queue.length).toBeGreaterThanOrEqual(1);

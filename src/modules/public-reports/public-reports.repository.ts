@@ -1,6 +1,7 @@
 import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { Database, PublicReportIdentifiersTable, PublicReportsTable } from '../../db/schema.js';
 import type { PublicReportStatus } from './public-report-values.js';
+import type { ReferenceRange } from './reference.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -41,15 +42,25 @@ export function findPublicIdentifiers(db: Db, reportIds: string[]): Promise<Publ
 }
 
 /** A page of public reports, newest first, with the filtered total in the same query. */
+/** Which public reports a list or count covers: a state, and the ids a reference stands for. */
+export interface PublicReportFilter {
+  status?: PublicReportStatus | undefined;
+  ids?: ReferenceRange | undefined;
+}
+
 export async function listPublicReports(
   db: Db,
-  options: { status?: PublicReportStatus | undefined; offset: number; limit: number },
+  options: PublicReportFilter & { offset: number; limit: number },
 ): Promise<{ rows: PublicReportRow[]; total: number }> {
   const rows = await db
     .selectFrom('public_reports')
     .selectAll()
     .select(sql<number>`count(*) over ()`.as('total'))
     .$if(options.status !== undefined, (q) => q.where('status', '=', options.status as PublicReportStatus))
+    // A range of the primary key: a reference is found through its index, not by reading every id.
+    .$if(options.ids !== undefined, (q) =>
+      q.where('id', '>=', (options.ids as ReferenceRange).from).where('id', '<=', (options.ids as ReferenceRange).to),
+    )
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .offset(options.offset)
@@ -58,11 +69,14 @@ export async function listPublicReports(
   return { rows: rows.map(({ total: _total, ...row }) => row), total: rows[0]?.total ?? 0 };
 }
 
-export async function countPublicReports(db: Db, status?: PublicReportStatus): Promise<number> {
+export async function countPublicReports(db: Db, { status, ids }: PublicReportFilter): Promise<number> {
   const row = await db
     .selectFrom('public_reports')
     .select((eb) => eb.fn.countAll<number>().as('total'))
     .$if(status !== undefined, (q) => q.where('status', '=', status as PublicReportStatus))
+    .$if(ids !== undefined, (q) =>
+      q.where('id', '>=', (ids as ReferenceRange).from).where('id', '<=', (ids as ReferenceRange).to),
+    )
     .executeTakeFirstOrThrow();
   return row.total;
 }

@@ -64,8 +64,12 @@ export const PublicReportBody = Type.Object(
   { additionalProperties: false },
 );
 
+const Reference = Type.String({
+  description: "The report's reference for people: the first 8 hex digits of its id, as 3F0C-2A1E (not unique on its own)",
+});
+
 export const PublicReportCreatedResponse = Envelope(
-  Type.Object({ id: Type.String({ format: 'uuid' }), status: StringEnum(['draft'] as const) }),
+  Type.Object({ id: Type.String({ format: 'uuid' }), reference: Reference, status: StringEnum(['draft'] as const) }),
 );
 
 const contactOut = {
@@ -103,6 +107,7 @@ export const publicReportFields = {
 /** What operators see: the same fields, any status, and the moderation decision. */
 export const ModerationReport = Type.Object({
   ...publicReportFields,
+  reference: Reference,
   status: StringEnum(PUBLIC_REPORT_STATUSES),
   rejectionReason: Nullable(Type.String()),
   moderatedAt: Nullable(DateTime()),
@@ -110,6 +115,12 @@ export const ModerationReport = Type.Object({
 
 export const ModerationListQuery = Type.Object({
   status: Type.Optional(StringEnum(PUBLIC_REPORT_STATUSES, { description: 'Only reports in this state' })),
+  reference: Type.Optional(
+    Type.String({
+      maxLength: 64,
+      description: 'Only reports with this reference (3F0C-2A1E, any case, the dash optional) or this full id',
+    }),
+  ),
   page: PageNumber,
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
 });

@@ -21,6 +21,7 @@ import { raisePublicReportPublished, raisePublicReportVisible, raisePublicReport
 import { type ContactDetails, type ContactInput, maskContact, normalizeContact } from './contact-details.js';
 import { PUBLIC_REPORT_LIMITS, type PublicReportStatus, type ReportingEntity } from './public-report-values.js';
 import * as repo from './public-reports.repository.js';
+import { parseReference, referenceOf } from './reference.js';
 
 export interface PublicReportInput {
   reportingEntity: ReportingEntity;
@@ -101,6 +102,7 @@ export function createPublicReportsService(deps: {
   function viewOf(row: repo.PublicReportRow, identifierRows: repo.PublicIdentifierRow[], decoded: boolean) {
     return {
       id: row.id,
+      reference: referenceOf(row.id),
       userId: null,
       // Sealed at rest like the contacts, and opened like them only in the audited read of one report:
       // a story often holds the suspect's number or BVN. Lists show it masked, as search does.
@@ -190,7 +192,7 @@ export function createPublicReportsService(deps: {
     },
 
     /** A report from the public: checked, its identifiers and contact details sealed, stored as a draft. */
-    async intake(input: PublicReportInput): Promise<{ id: string; status: 'draft' }> {
+    async intake(input: PublicReportInput): Promise<{ id: string; reference: string; status: 'draft' }> {
       const errors: FieldError[] = [];
       const id = randomUUID();
       const fraudReason = checkFraudReason(input.fraudReason, errors) as string;
@@ -226,14 +228,15 @@ export function createPublicReportsService(deps: {
         );
         if (uploadIds.length > 0) await attachments.attach(trx, { companyId, recordId: id }, uploadIds);
       });
-      return { id, status: 'draft' };
+      return { id, reference: referenceOf(id), status: 'draft' };
     },
 
-    async list(query: { status?: PublicReportStatus | undefined; page: number; limit: number }) {
+    async list(query: { status?: PublicReportStatus | undefined; reference?: string | undefined; page: number; limit: number }) {
       const offset = (query.page - 1) * query.limit;
-      const { rows, total } = await repo.listPublicReports(db, { status: query.status, offset, limit: query.limit });
+      const filter = { status: query.status, ids: query.reference === undefined ? undefined : parseReference(query.reference) };
+      const { rows, total } = await repo.listPublicReports(db, { ...filter, offset, limit: query.limit });
       // A page past the end has no row to carry the total.
-      const count = rows.length === 0 && offset > 0 ? await repo.countPublicReports(db, query.status) : total;
+      const count = rows.length === 0 && offset > 0 ? await repo.countPublicReports(db, filter) : total;
       const byReport = new Map<string, repo.PublicIdentifierRow[]>();
       for (const identifier of await repo.findPublicIdentifiers(
         db,
