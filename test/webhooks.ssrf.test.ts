@@ -49,14 +49,24 @@ describe('webhook URLs: no server-side request forgery', () => {
     ['a port past 65535', 'https://hooks.example.com:99999/x', 'has the port 99999; a port is a number from 1 to 65535'],
     ['a port that is not a number', 'https://hooks.example.com:8o8o/x', 'has a port that is not a number'],
     ['no scheme', 'hooks.example.com/redflag', 'must be an absolute address starting with https://'],
-    ['a space', 'https://hooks example.com/x', 'must not contain spaces or line breaks'],
+    ['a space', 'https://hooks example.com/x', 'must not contain spaces, tabs or line breaks'],
     ['no host', 'https://', 'must name a host after the scheme'],
     ['a port but no host', 'https://:443/x', 'must name a host after the scheme'],
+    ['three slashes', 'https:///hooks', 'must name a host after the scheme'],
+    ['port 0', 'https://8.8.8.8:0/h', 'has the port 0; a port is a number from 1 to 65535'],
+    ['a space before it', ' https://8.8.8.8/lead', 'must not contain spaces, tabs or line breaks'],
+    ['a tab inside it', 'https://8.8.8.8/a\tb', 'must not contain spaces, tabs or line breaks'],
     ['a bad host after a password', 'https://user:secret@ho^st/x', 'must be an absolute URL with a valid host name'],
   ])('says what is wrong with an address that is not a URL: %s', async (_name, url, why) => {
     const res = await register(url);
     expect(res.statusCode).toBe(400);
     expect(res.json().data.errors).toEqual([{ field: 'url', message: expect.stringContaining(why) }]);
+  });
+
+  it('stores the address as it will be reached: the URL parser\'s form of what was typed', async () => {
+    const res = await register('https://８.８.８.８/Hooks');
+    expect(res.statusCode).toBe(201);
+    expect(res.json().data.webhook.url).toBe('https://8.8.8.8/Hooks');
   });
 
   it('accepts a public https address (no request is made at registration)', async () => {

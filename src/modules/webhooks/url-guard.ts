@@ -15,6 +15,29 @@ const PUBLIC_RANGES = new Set(['unicast']);
 /** Cloud metadata services that sit on otherwise ordinary-looking ranges. */
 const METADATA = ['169.254.169.254', '169.254.170.2', '100.100.100.200', 'fd00:ec2::254'];
 
+/** ipaddr.js's names of the ranges a webhook may not reach, as a person reads them. */
+const RANGE_IN_WORDS: Record<string, string> = {
+  unspecified: 'the unspecified address (nowhere)',
+  broadcast: 'a broadcast address',
+  multicast: 'a multicast address',
+  linkLocal: 'a link-local address (linkLocal)',
+  loopback: 'a loopback address (this machine)',
+  carrierGradeNat: "an internet provider's shared address (carrier-grade NAT, carrierGradeNat)",
+  private: 'a private network address',
+  reserved: 'a reserved address',
+  uniqueLocal: 'a private IPv6 address (uniqueLocal)',
+  ipv4Mapped: 'an IPv4-mapped address',
+  rfc6145: 'a translated IPv4 address (RFC 6145)',
+  rfc6052: 'an IPv4-embedded IPv6 address (RFC 6052)',
+  '6to4': 'a 6to4 relay address',
+  teredo: 'a Teredo tunnel address',
+  benchmarking: 'a benchmarking address',
+  amt: 'an AMT relay address',
+  as112: 'an AS112 address',
+  deprecated: 'a deprecated address',
+  orchid2: 'an ORCHIDv2 address',
+};
+
 /** Why `address` may not be reached, or null when it is a public unicast address. */
 export function refusedAddressReason(address: string): string | null {
   if (!ipaddr.isValid(address)) return 'is not an IP address';
@@ -27,14 +50,13 @@ export function refusedAddressReason(address: string): string | null {
     return 'is a cloud metadata address';
   }
   const range = parsed.range();
-  return PUBLIC_RANGES.has(range) ? null : `is a ${range} address`;
+  return PUBLIC_RANGES.has(range) ? null : `is ${RANGE_IN_WORDS[range] ?? `not a public address (${range})`}`;
 }
 
 const EXAMPLE = 'such as https://hooks.example.com/redflag';
 
 /** What is wrong with text the URL parser refused, in the words its author would look for. */
 function whyNotAUrl(raw: string): string {
-  if (/\s/.test(raw)) return `must not contain spaces or line breaks: an absolute address, ${EXAMPLE}`;
   const parts = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(raw);
   if (!parts) return `must be an absolute address starting with https://, ${EXAMPLE}`;
   // The host and port follow any user name and password (refused later anyway).
@@ -55,12 +77,18 @@ function whyNotAUrl(raw: string): string {
  * cannot switch the target). `allowPrivate` (REDFLAG_WEBHOOK_ALLOW_PRIVATE) lifts both rules.
  */
 export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promise<GuardResult> {
+  // The parser drops spaces and tabs at either end and inside: what is stored must be what is reached.
+  if (/[\s\u0000-\u001f\u007f]/.test(raw)) {
+    return { ok: false, reason: `must not contain spaces, tabs or line breaks: an absolute address, ${EXAMPLE}` };
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\/\//i.test(raw)) return { ok: false, reason: `must name a host after the scheme, ${EXAMPLE}` };
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     return { ok: false, reason: whyNotAUrl(raw) };
   }
+  if (url.port === '0') return { ok: false, reason: 'has the port 0; a port is a number from 1 to 65535' };
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
     return { ok: false, reason: 'must use https' };
   }

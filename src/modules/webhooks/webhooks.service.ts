@@ -44,9 +44,11 @@ export function toView(row: Selectable<WebhookEndpointsTable>): WebhookView {
 export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Crypto; clock: Clock; allowPrivate: boolean }) {
   const { db, crypto, clock, allowPrivate } = deps;
 
-  async function guard(url: string): Promise<void> {
+  /** The address as it will be reached (the URL parser's form: `８` is `8`, a host in lower case). */
+  async function guard(url: string): Promise<string> {
     const result = await checkWebhookUrl(url, allowPrivate);
     if (!result.ok) throw AppError.validation([{ field: 'url', message: result.reason }]);
+    return result.target.url.href;
   }
 
   async function own(companyId: string, id: string) {
@@ -64,7 +66,7 @@ export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Cryp
 
   return {
     async create(companyId: string, input: { url: string; events: string[] }, actor?: ChangeActor) {
-      await guard(input.url);
+      const url = await guard(input.url);
       const count = await db
         .selectFrom('webhook_endpoints')
         .select(sql<number>`count(*)::int`.as('n'))
@@ -81,7 +83,7 @@ export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Cryp
           .values({
             id,
             company_id: companyId,
-            url: input.url,
+            url,
             events: [...new Set(input.events)],
             secret_token: crypto.keyring.seal(secret, secretContext(companyId, id)),
             previous_secret_token: null,
@@ -117,12 +119,12 @@ export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Cryp
       actor?: ChangeActor,
     ) {
       const row = await own(companyId, id);
-      if (input.url !== undefined) await guard(input.url);
+      const url = input.url === undefined ? undefined : await guard(input.url);
       const updated = await db.transaction().execute(async (trx) => {
         const changed = await trx
           .updateTable('webhook_endpoints')
           .set({
-            ...(input.url !== undefined ? { url: input.url } : {}),
+            ...(url !== undefined ? { url } : {}),
             ...(input.events !== undefined ? { events: [...new Set(input.events)] } : {}),
             ...(input.enabled === true ? { status: 'active' as const, disabled_at: null, failing_since: null } : {}),
             ...(input.enabled === false ? { status: 'disabled' as const, disabled_at: clock.now() } : {}),
