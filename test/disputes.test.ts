@@ -82,7 +82,7 @@ describe('opening a dispute', () => {
     await openDispute(report.id, stranger.apiKey);
   });
 
-  it('refuses its own report (409), an exited report (409), a draft or unknown id (404), a foreign identifier id (400)', async () => {
+  it('refuses its own report (409), a draft, an exited report or unknown id (404 alike), a foreign identifier id (400)', async () => {
     const report = await listedReport();
     expect((await post(owner.apiKey, DISPUTES, { reportId: report.id, reason: REASON })).statusCode).toBe(409);
     const draft = await createReport(t, owner.apiKey, { status: 'draft' });
@@ -99,7 +99,15 @@ describe('opening a dispute', () => {
     expect(bad.json().data.errors[0].field).toBe('identifierIds/0');
     const exited = await listedReport();
     await post(owner.apiKey, `/api/v1/external/reports/submissions/${exited.id}/exit`, { reason: 'Closed after review' });
-    expect((await post(disputer.apiKey, DISPUTES, { reportId: exited.id, reason: REASON })).statusCode).toBe(409);
+    // Off the list, another member sees no such report anywhere: the answer is a random id's, body and all.
+    const offList = await post(disputer.apiKey, DISPUTES, { reportId: exited.id, reason: REASON });
+    expect(offList.statusCode).toBe(404);
+    const { requestId: _a, ...offListData } = offList.json().data;
+    const { requestId: _b, ...randomData } = random.json().data;
+    expect({ ...offList.json(), data: offListData }).toEqual({ ...random.json(), data: randomData });
+    // Operators see every report: they hear why.
+    const byOperator = await post(operator.apiKey, DISPUTES, { reportId: exited.id, reason: REASON });
+    expect([byOperator.statusCode, byOperator.json().message]).toEqual([409, 'The report is no longer on the list']);
   });
 
   it('carries up to 3 evidence files of the disputing company, as signed links both sides can open', async () => {

@@ -155,6 +155,16 @@ export function createDisputesService(deps: {
     return view((await repo.findDispute(db, updated)) as repo.DisputeRow);
   }
 
+  /**
+   * A report off the list, disputed by someone other than its owner: another member sees no such
+   * report anywhere (search does not return it), so it is the 404 of a random id, not a 409 that
+   * confirms the id and tells its state. Operators see every report and hear why.
+   */
+  const offList = (actor: Actor) =>
+    actor.companyId === undefined
+      ? new AppError('INVALID_STATE', 'The report is no longer on the list')
+      : AppError.notFound('Report not found');
+
   const isOwner = (actor: Actor) => (row: repo.DisputeRow) => actor.companyId === row.report_company_id;
 
   return {
@@ -165,7 +175,7 @@ export function createDisputesService(deps: {
       const report = isUuid(input.reportId) ? await reports.findReport(db, input.reportId.toLowerCase(), undefined) : undefined;
       if (report?.status !== 'published') throw AppError.notFound('Report not found');
       if (report.company_id === actor.companyId) throw new AppError('INVALID_STATE', 'A company cannot dispute its own report');
-      if (report.listing_status !== 'listed') throw new AppError('INVALID_STATE', 'The report is no longer on the list');
+      if (report.listing_status !== 'listed') throw offList(actor);
       const known = new Set((await reports.findIdentifiers(db, [report.id])).map((i) => i.id));
       const identifierIds = (input.identifierIds ?? []).map((value, i) => {
         const idValue = value.toLowerCase();
@@ -195,7 +205,7 @@ export function createDisputesService(deps: {
       const now = clock.now();
       await db.transaction().execute(async (trx) => {
         const locked = await reports.findReport(trx, report.id, undefined, true);
-        if (locked?.listing_status !== 'listed') throw new AppError('INVALID_STATE', 'The report is no longer on the list');
+        if (locked?.listing_status !== 'listed') throw offList(actor);
         const disputingCompanyId = actor.companyId ?? null;
         if (await repo.hasUnresolved(trx, report.id, disputingCompanyId))
           throw new AppError('INVALID_STATE', 'This report already has an open dispute of yours');
