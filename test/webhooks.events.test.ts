@@ -6,7 +6,13 @@ import { createReport } from './helpers/reports.js';
 import { buildTestApp, type TestApp } from './helpers/test-app.js';
 import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
 
-const ALL_EVENTS = ['watchlist.match', 'public_report.published', 'submission.exited', 'submission.relisted'];
+const ALL_EVENTS = [
+  'watchlist.match',
+  'public_report.published',
+  'submission.exited',
+  'submission.relisted',
+  'submission.disputed',
+];
 
 describe('webhook events from the outbox, verified by the standardwebhooks package', () => {
   let t: TestApp;
@@ -64,6 +70,7 @@ describe('webhook events from the outbox, verified by the standardwebhooks packa
     operator = await createOperator(t);
     await registerWebhook(watcher.apiKey, '/watcher');
     await registerWebhook(bank.apiKey, '/bank');
+    await registerWebhook(reporter.apiKey, '/reporter');
   });
   afterAll(async () => {
     await t?.close();
@@ -213,6 +220,18 @@ describe('webhook events from the outbox, verified by the standardwebhooks packa
       payload: { reportId: report.id, reason: 'This customer was cleared by our investigation last month, with evidence.' },
     });
     expect(opened.statusCode).toBe(201);
+    const dispute = opened.json().data.dispute;
+    await deliver();
+    // The owner hears of the dispute at once, with the deadline its answer is due by.
+    const disputed = receiver.at('/reporter', 'submission.disputed').filter((r) => r.json.data.report?.id === report.id);
+    expect(disputed.map((r) => r.json.data)).toEqual([
+      {
+        dispute: { id: dispute.id, status: 'open', respondBy: dispute.respondBy },
+        report: { id: report.id, kind: 'report', fraudType: report.fraudType },
+      },
+    ]);
+    expect(receiver.at('/watcher', 'submission.disputed')).toHaveLength(0);
+    expect(receiver.at('/bank', 'submission.disputed')).toHaveLength(0);
     const exit = await t.app.inject({
       method: 'POST',
       url: `/api/v1/external/disputes/${opened.json().data.dispute.id}/exit`,

@@ -7,6 +7,7 @@ const EVENTS: [string, string][] = [
   ['public_report.published', 'A public report names your institution'],
   ['submission.exited', 'A report that matched your watchlist leaves the list or is taken down'],
   ['submission.relisted', 'A report that matched your watchlist returns to the list'],
+  ['submission.disputed', 'One of your reports is disputed (answer it before its deadline)'],
 ];
 /** The same events in a few words, for the delivery log's narrow column. */
 const EVENT_SHORT: Record<string, string> = {
@@ -14,6 +15,7 @@ const EVENT_SHORT: Record<string, string> = {
   'public_report.published': 'Public report names you',
   'submission.exited': 'Report left the list',
   'submission.relisted': 'Report back on the list',
+  'submission.disputed': 'Your report disputed',
 };
 const eventInWords = (code: string) => EVENTS.find(([value]) => value === code)?.[1] ?? code;
 type Webhook = { id: string; url: string; events: string[]; status: 'active' | 'disabled' };

@@ -234,6 +234,7 @@ export function createDisputesService(deps: {
             type: 'submission.disputed',
             companyId: report.company_id,
             reportId: report.id,
+            disputeId,
             keyId: actor.keyId,
             userId: actor.userId,
             requestId: actor.requestId,

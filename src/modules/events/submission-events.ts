@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { raiseListingChange } from '../webhooks/outbox.js';
+import { raiseListingChange, raiseSubmissionDisputed } from '../webhooks/outbox.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -17,12 +17,13 @@ export interface SubmissionEvent {
   userId?: string | null | undefined;
   requestId: string;
   operatorId?: string | undefined;
+  /** For `submission.disputed`: the dispute, which its webhook event names. */
+  disputeId?: string | undefined;
 }
 
 /**
- * The one place a submission event is raised, inside the transaction of the change. Until webhooks
- * exist (issue 14) the notification is an entry on the owner's audit trail named after the event;
- * the webhook outbox row goes here, beside it, in the same transaction.
+ * The one place a submission event is raised, inside the transaction of the change: an entry on the
+ * owner's audit trail named after the event, and beside it the webhook outbox rows (issue 14).
  */
 export async function raiseSubmissionEvents(db: Db, events: readonly SubmissionEvent[]): Promise<void> {
   if (events.length === 0) return;
@@ -40,6 +41,9 @@ export async function raiseSubmissionEvents(db: Db, events: readonly SubmissionE
       })),
     )
     .execute();
-  // Watchers whose watchlist matched the report hear of its exit (issue 14's outbox).
-  for (const e of events) if (e.type === 'submission.exited') await raiseListingChange(db, e.reportId, 'submission.exited');
+  for (const e of events) {
+    // Watchers whose watchlist matched the report hear of its exit; the owner of a disputed one, of the dispute.
+    if (e.type === 'submission.exited') await raiseListingChange(db, e.reportId, 'submission.exited');
+    if (e.type === 'submission.disputed' && e.disputeId) await raiseSubmissionDisputed(db, e.disputeId);
+  }
 }

@@ -4,7 +4,13 @@ import type { Database } from '../../db/schema.js';
 type Db = Kysely<Database> | Transaction<Database>;
 
 /** Every event a webhook endpoint can subscribe to. */
-export const EVENT_TYPES = ['watchlist.match', 'public_report.published', 'submission.exited', 'submission.relisted'] as const;
+export const EVENT_TYPES = [
+  'watchlist.match',
+  'public_report.published',
+  'submission.exited',
+  'submission.relisted',
+  'submission.disputed',
+] as const;
 export type WebhookEventType = (typeof EVENT_TYPES)[number];
 
 /**
@@ -109,6 +115,24 @@ export async function raisePublicReportWithdrawn(db: Db, publicReportId: string)
         json_build_object('watchlistEntry', ${entryJson}, 'report', json_build_object(
           'id', r.id, 'kind', 'public_report', 'fraudType', r.fraud_type, 'reportingCompany', null)) as payload
       from m cross join r`,
+  );
+}
+
+/**
+ * A report was disputed: `submission.disputed` to its owner, who has until `respondBy` to answer
+ * before the report leaves the list. It names the dispute and the report; who disputed and why
+ * are read from the dispute itself (`GET /api/v1/external/disputes/{id}`).
+ */
+export async function raiseSubmissionDisputed(db: Db, disputeId: string): Promise<void> {
+  await insertEvents(
+    db,
+    sql`select d.report_company_id as company_id, 'submission.disputed'::text as type, d.report_id, null::uuid as entry_id,
+        json_build_object(
+          'dispute', json_build_object('id', d.id, 'status', d.status,
+            'respondBy', to_char(d.respond_by at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
+          'report', json_build_object('id', r.id, 'kind', 'report', 'fraudType', r.fraud_type)) as payload
+      from disputes d join reports r on r.id = d.report_id
+      where d.id = ${disputeId}`,
   );
 }
 
