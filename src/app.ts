@@ -97,14 +97,29 @@ function trustHops(hops: number) {
   return (_address: string, hop: number) => hop < hops;
 }
 
+const UUID_SEGMENT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A path as logged: a segment that could be an identifier (six digits or more in a row — a phone,
+ * BVN, NIN or account number — or an e-mail address) is masked. No route takes one in its path,
+ * but an integrator who puts one there by mistake (or calls a route that does not exist with one)
+ * must not have it written to the log. Ids (uuids) are kept: they are what a log is read by.
+ */
+function pathForLog(path: string): string {
+  return path
+    .split('/')
+    .map((segment) => (!UUID_SEGMENT.test(segment) && /\d{6}|@|%40/i.test(segment) ? '[masked]' : segment))
+    .join('/');
+}
+
 /**
  * A request as logged: the path without its query string, because a signed download link's
- * signature there is as good as a password for 15 minutes.
+ * signature there is as good as a password for 15 minutes, and with what could be an identifier masked.
  */
 function requestForLog(request: FastifyRequest) {
   return {
     method: request.method,
-    url: request.url.split('?')[0],
+    url: pathForLog(request.url.split('?')[0] ?? ''),
     host: request.host,
     remoteAddress: request.ip,
   };

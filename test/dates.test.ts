@@ -13,26 +13,27 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 // Dates that JavaScript's Date would roll over to another day, or that are no ISO date at all.
-const IMPOSSIBLE = [
-  '2025-02-30',
-  '2025-02-29',
-  '2025-04-31',
-  '2025-13-01',
-  '2025-00-10',
-  '2025-02-30T10:00:00Z',
-  '2025-02-28T24:00:00Z',
-  '2025-02-28T23:60:00Z',
-  '2025-02-28T10:00:00+25:00',
-  '2025-02-28 10:00',
+// Each with what the answer says: a date written the right way that does not exist is told so.
+const IMPOSSIBLE: Array<[string, string]> = [
+  ['2025-02-30', 'is not a day of the calendar: February 2025 has 28 days'],
+  ['2025-02-29', 'is not a day of the calendar: February 2025 has 28 days'],
+  ['2025-04-31', 'is not a day of the calendar: April 2025 has 30 days'],
+  ['2025-13-01', 'has no month 13: months run from 01 to 12'],
+  ['2025-00-10', 'has no month 00: months run from 01 to 12'],
+  ['2025-02-30T10:00:00Z', 'is not a day of the calendar: February 2025 has 28 days'],
+  ['2025-02-28T24:00:00Z', 'has a time that does not exist'],
+  ['2025-02-28T23:60:00Z', 'has a time that does not exist'],
+  ['2025-02-28T10:00:00+25:00', 'has a time-zone offset that does not exist'],
+  ['2025-02-28 10:00', 'year-month-day'],
 ];
 const REAL = ['2024-02-29', '2025-02-28', '2025-02-28T23:59:59Z', '2025-12-31T10:00:00.123+01:00'];
 
 describe('one date parser for every date a caller sends', () => {
   it('public intake eventDate, the submissions filters and the audit filters refuse the same impossible dates', async () => {
-    for (const value of IMPOSSIBLE) {
+    for (const [value, why] of IMPOSSIBLE) {
       const res = await intake(t, publicBody(uniquePhone(), { eventDate: value }));
       expect(res.statusCode, `eventDate ${value}`).toBe(400);
-      expect(res.json().data.errors).toContainEqual({ field: 'eventDate', message: expect.stringContaining('year-month-day') });
+      expect(res.json().data.errors).toContainEqual({ field: 'eventDate', message: expect.stringContaining(why) });
       for (const url of ['/api/v1/external/reports/submissions', '/api/v1/external/audit']) {
         for (const field of ['from', 'to']) {
           const listed = await t.app.inject({
@@ -41,7 +42,7 @@ describe('one date parser for every date a caller sends', () => {
             headers: key(companyKey),
           });
           expect(listed.statusCode, `${url} ${field}=${value}`).toBe(400);
-          expect(listed.json().data.errors).toEqual([{ field, message: expect.stringContaining('year-month-day') }]);
+          expect(listed.json().data.errors).toEqual([{ field, message: expect.stringContaining(why) }]);
         }
       }
     }

@@ -50,6 +50,23 @@ describe('the OpenAPI document', () => {
     expect(banks.responses['401']).toBeUndefined();
   });
 
+  it('requires no query parameter the service fills in itself (page, limit), and these lists answer without them', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const withDefault: string[] = [];
+    for (const [path, operations] of Object.entries<Record<string, { parameters?: Array<Record<string, unknown>> }>>(doc.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        for (const p of operation.parameters ?? []) {
+          if (p.in !== 'query' || (p.schema as { default?: unknown })?.default === undefined) continue;
+          withDefault.push(`${method} ${path} ${p.name}`);
+          expect(p.required, `${method} ${path} ${p.name}`).not.toBe(true);
+        }
+      }
+    }
+    expect(withDefault).toEqual(
+      expect.arrayContaining(['get /api/v1/external/audit page', 'get /api/v1/admin/public-reports limit']),
+    );
+  });
+
   it('serves interactive docs at /docs', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/docs/' });
     expect(res.statusCode).toBe(200);

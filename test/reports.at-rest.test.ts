@@ -51,6 +51,14 @@ describe('clear values at rest and in the logs', () => {
     expect(decoded.statusCode).toBe(200);
     // A failing request's log lines too: the bad value must not be echoed.
     await search(t, company.apiKey, 'bvn', `${values.bvn}9`);
+    // Nor a value an integrator put in a path by mistake (a route that exists, and one that does not).
+    for (const url of [
+      `/api/v1/external/reports/submissions/${values.bvn}`,
+      `/api/v1/external/reports/submissions/${encodeURIComponent(values.email)}`,
+      `/api/v1/lookup/${values.phone}/${values.email}`,
+    ]) {
+      expect((await t.app.inject({ method: 'GET', url, headers: key(company.apiKey) })).statusCode).toBe(404);
+    }
     await t.close({ keepFiles: true });
 
     // What is looked for: each clear value as sent and as normalised (the distinctive part).

@@ -63,7 +63,7 @@ describe('webhook URLs: no server-side request forgery', () => {
     expect(res.json().data.errors).toEqual([{ field: 'url', message: expect.stringContaining(why) }]);
   });
 
-  it('stores the address as it will be reached: the URL parser\'s form of what was typed', async () => {
+  it("stores the address as it will be reached: the URL parser's form of what was typed", async () => {
     const res = await register('https://８.８.８.８/Hooks');
     expect(res.statusCode).toBe(201);
     expect(res.json().data.webhook.url).toBe('https://8.8.8.8/Hooks');

@@ -79,6 +79,24 @@ export function operationIdFor(method: string, url: string): string {
   return method.toLowerCase() + words.map((w) => w[0]?.toUpperCase() + w.slice(1)).join('');
 }
 
+/**
+ * A query parameter the service fills in when it is left out (`page`, `limit`: their schema has a
+ * `default`) is not required, whatever the schema's own `required` list says: TypeBox lists every
+ * property that is not `Optional`, so the document told generated clients and validating proxies
+ * to insist on what the service never asks for.
+ */
+function queryDefaultsOptional<T extends { paths?: Record<string, unknown> }>(document: T): T {
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations as Record<string, { parameters?: unknown[] }>)) {
+      for (const parameter of operation?.parameters ?? []) {
+        const p = parameter as { in?: string; required?: boolean; schema?: { default?: unknown } };
+        if (p.in === 'query' && p.required && p.schema?.default !== undefined) p.required = false;
+      }
+    }
+  }
+  return document;
+}
+
 export interface RouteSummary {
   method: string;
   url: string;
@@ -100,6 +118,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
     }
   });
   await app.register(swagger, {
+    transformObject: (document) => queryDefaultsOptional('openapiObject' in document ? document.openapiObject : {}),
     openapi: {
       openapi: '3.0.3',
       info: {

@@ -31,3 +31,40 @@ export function parseIsoDate(value: string): ParsedDate | undefined {
   const date = new Date(dateOnly ? `${value}T00:00:00Z` : value);
   return Number.isNaN(date.getTime()) ? undefined : { date, dateOnly };
 }
+
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+/**
+ * Why `parseIsoDate` refused `value`, in words: a date written the right way that does not exist
+ * (2025-02-30) is told so, not told how to write a date.
+ */
+export function whyNotADate(value: string): string {
+  const match = ISO.exec(value);
+  if (!match) return ISO_DATE_MESSAGE;
+  const [, year, month, day, hour, minute, second, offsetHours, offsetMinutes] = match.map(Number);
+  if (!month || month > 12) return `has no month ${match[2]}: months run from 01 to 12`;
+  const days = daysInMonth(year as number, month);
+  if (!day || (day as number) > days) {
+    return `is not a day of the calendar: ${MONTHS[month - 1]} ${match[1]} has ${days} days`;
+  }
+  if ((hour as number) > 23 || (minute as number) > 59 || (second ?? 0) > 59) {
+    return 'has a time that does not exist: hours run to 23, minutes and seconds to 59';
+  }
+  if ((offsetHours as number) > 14 || (offsetMinutes as number) > 59) {
+    return 'has a time-zone offset that does not exist: offsets run from -14:00 to +14:00';
+  }
+  return ISO_DATE_MESSAGE;
+}

@@ -7,7 +7,7 @@ import { AppError, type FieldError } from '../../http/errors.js';
 import type { IdentifierInput, SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import { recordAudit } from '../audit/audit.repository.js';
 import { PUBLIC_REPORTS_COMPANY_ID } from '../companies/public-reports-company.js';
-import { ISO_DATE_MESSAGE, parseIsoDate } from '../dates.js';
+import { parseIsoDate, whyNotADate } from '../dates.js';
 import { isUuid } from '../ids.js';
 import { checkFraudReason } from '../reports/fraud-reason.js';
 import { maskFraudReason } from '../reports/reason-masking.js';
@@ -54,7 +54,7 @@ const WAT_OFFSET_MS = 60 * 60 * 1000;
 function parseEventDate(value: string, errors: FieldError[]): Date {
   const parsed = parseIsoDate(value);
   if (!parsed) {
-    errors.push({ field: 'eventDate', message: ISO_DATE_MESSAGE });
+    errors.push({ field: 'eventDate', message: whyNotADate(value) });
     return new Date(Number.NaN);
   }
   if (parsed.date.getUTCFullYear() < 1900) {

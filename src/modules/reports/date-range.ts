@@ -1,9 +1,9 @@
 import { AppError } from '../../http/errors.js';
-import { ISO_DATE_MESSAGE, type ParsedDate, parseIsoDate } from '../dates.js';
+import { type ParsedDate, parseIsoDate, whyNotADate } from '../dates.js';
 
 function parse(value: string, field: string): ParsedDate {
   const parsed = parseIsoDate(value);
-  if (!parsed) throw AppError.validation([{ field, message: ISO_DATE_MESSAGE }]);
+  if (!parsed) throw AppError.validation([{ field, message: whyNotADate(value) }]);
   return parsed;
 }
 
