@@ -62,6 +62,9 @@ describe('companies over HTTP (operator key)', () => {
     expect(again.statusCode).toBe(409);
     expect(again.json().data.code).toBe('COMPANY_NAME_TAKEN');
     expect(again.json().message).toContain(first.json().data.company.id);
+    // Over HTTP the way out is the body's flag, not the command line's.
+    expect(again.json().message).toContain('send allowDuplicate: true');
+    expect(again.json().message).not.toContain('--allow-duplicate');
     // Two at once: the name's lock lets exactly one through.
     const racing = await Promise.all([1, 2].map(() => post('/api/v1/admin/companies', { businessName: 'Racing Name Bank' })));
     expect(racing.map((r) => r.statusCode).sort()).toEqual([201, 409]);

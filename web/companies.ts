@@ -78,10 +78,31 @@ export function initCompanies(): void {
   });
   onSubmitOnce(byId<HTMLFormElement>('company-form'), async (event) => {
     event.preventDefault();
+    const duplicate = byId<HTMLInputElement>('company-duplicate');
     const { data, error } = await api.POST('/api/v1/admin/companies', {
-      body: { businessName: byId<HTMLInputElement>('company-name').value.trim() },
+      body: { businessName: byId<HTMLInputElement>('company-name').value.trim(), allowDuplicate: duplicate.checked },
     });
-    if (!data) return showFieldErrors(byId('company-form'), error, byId('company-form-message'));
+    if (!data) {
+      // The service's words name the API's flag; here the way out is the box it reveals.
+      const taken = (error as { data?: { code?: string } } | undefined)?.data?.code === 'COMPANY_NAME_TAKEN';
+      if (taken) byId('company-duplicate-box').hidden = false;
+      const said = taken
+        ? {
+            message: 'A company of this name is already registered.',
+            data: {
+              errors: [
+                {
+                  field: 'businessName',
+                  message: 'A company of this name is already registered. If this is a different company, tick the box below and add it again',
+                },
+              ],
+            },
+          }
+        : error;
+      return showFieldErrors(byId('company-form'), said, byId('company-form-message'));
+    }
+    duplicate.checked = false;
+    byId('company-duplicate-box').hidden = true;
     byId<HTMLInputElement>('company-name').value = '';
     byId<HTMLInputElement>('company-key').value = data.data.apiKey;
     byId('company-key-box').hidden = false;

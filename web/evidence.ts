@@ -12,7 +12,7 @@ export class EvidenceList {
   private pending = 0;
 
   constructor(
-    input: HTMLInputElement,
+    private readonly input: HTMLInputElement,
     private readonly list: HTMLElement,
     private readonly path: UploadPath,
   ) {
@@ -67,7 +67,7 @@ export class EvidenceList {
     remove.setAttribute('aria-label', `Remove ${name}`);
     remove.addEventListener('click', () => {
       this.uploaded = this.uploaded.filter((url) => url !== reference);
-      item.remove();
+      this.removeItem(item);
     });
     item.append(remove);
   }
@@ -97,6 +97,32 @@ export class EvidenceList {
       return;
     }
     item.className = 'failed';
-    label.textContent = `${file.name}: not added — ${error?.message ?? 'the upload failed'}. Only PDF, PNG, JPEG or WebP files up to 5 MB can be used.`;
+    // The rule for files is added only where the file broke it, and only once: a refusal of
+    // another kind (a role, the connection) is not the file's fault.
+    const code = (error as { data?: { code?: string } } | undefined)?.data?.code;
+    const aboutTheFile = ['VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'].includes(code ?? '');
+    const message = (error?.message ?? 'the upload failed').replace(/\.$/, '');
+    const rule = aboutTheFile && !/PDF/.test(message) ? ' Only PDF, PNG, JPEG or WebP files up to 5 MB can be used.' : '';
+    label.textContent = `${file.name}: not added — ${message}.${rule} `;
+    this.dismissable(item, file.name);
+  }
+
+  /** A failed file's line goes when its reader is done with it; the keyboard stays in the list. */
+  private dismissable(item: HTMLElement, name: string): void {
+    const dismiss = Object.assign(document.createElement('button'), {
+      type: 'button',
+      className: 'secondary cell-control',
+      textContent: 'Dismiss',
+    });
+    dismiss.setAttribute('aria-label', `Dismiss the message about ${name}`);
+    dismiss.addEventListener('click', () => this.removeItem(item));
+    item.append(dismiss);
+  }
+
+  /** Takes a line off the list and puts the keyboard on the next line's button (or the previous, or the file picker). */
+  private removeItem(item: HTMLElement): void {
+    const next = (item.nextElementSibling ?? item.previousElementSibling)?.querySelector<HTMLElement>('button');
+    item.remove();
+    (next ?? this.input).focus();
   }
 }

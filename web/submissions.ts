@@ -32,6 +32,8 @@ let current: string | null = null;
 let draftEvidence: EvidenceList;
 /** Identifiers are sent with a draft edit only once revealed for editing: untouched, they stay as they are. */
 let editingIdentifiers = false;
+/** The draft form as loaded (draftSnapshot), to see unsaved changes before publishing. */
+let savedDraft = '';
 
 function query() {
   const value = (id: string) => byId<HTMLSelectElement>(id).value || undefined;
@@ -99,6 +101,7 @@ async function openSubmission(id: string): Promise<void> {
   byId('draft-identifiers-box').hidden = true;
   byId('draft-edit-identifiers').hidden = false;
   draftEvidence.reset(r.attachments);
+  savedDraft = draftSnapshot();
   byId('exit-form').hidden = r.status !== 'published' || r.listingStatus !== 'listed';
   byId('relist').hidden = r.listingStatus !== 'exited';
   byId('submission-message').textContent = '';
@@ -126,13 +129,51 @@ function showIdentifiers(rows: [string, string][]): void {
   );
 }
 
+/** What the draft form holds, to tell whether it changed since it was loaded or saved. */
+function draftSnapshot(): string {
+  return JSON.stringify([
+    byId<HTMLSelectElement>('draft-type').value,
+    byId<HTMLTextAreaElement>('draft-reason').value,
+    draftEvidence.urls(),
+  ]);
+}
+
+/**
+ * Saves the draft form; false (with its errors shown) when the service refused it. Publishing
+ * saves first when the form changed: "Publish" published the stored draft and dropped the edits.
+ */
+async function saveDraft(id: string): Promise<boolean> {
+  if (draftEvidence.busy()) {
+    byId('submission-message').textContent = 'The evidence files are still uploading. Save when each shows “added”.';
+    return false;
+  }
+  const noBank = editingIdentifiers ? missingBanks(byId('draft-identifiers')) : undefined;
+  const { data, error } = await api.PATCH('/api/v1/external/reports/submissions/{id}', {
+    params: { path: { id } },
+    body: {
+      fraudType: byId<HTMLSelectElement>('draft-type').value as 'other',
+      fraudReason: byId<HTMLTextAreaElement>('draft-reason').value,
+      attachments: draftEvidence.urls(),
+      ...(editingIdentifiers ? { identifiers: readIdentifiers(byId('draft-identifiers')) } : {}),
+    },
+  });
+  if (!data) {
+    showFieldErrors(byId('draft-form'), withBankErrors(noBank, error), byId('submission-message'), REPORT_FORM_IN_WORDS);
+    return false;
+  }
+  return true;
+}
+
 async function act(path: 'publish' | 'relist', done: string): Promise<void> {
   if (!current) return;
   const id = current;
+  const changed = path === 'publish' && (editingIdentifiers || draftSnapshot() !== savedDraft);
+  if (changed && !(await saveDraft(id))) return;
   const url =
     path === 'publish' ? '/api/v1/external/reports/submissions/{id}/publish' : '/api/v1/external/reports/submissions/{id}/relist';
   const { data, error } = await api.POST(url, { params: { path: { id } } });
-  await after(id, data ? done : (error?.message ?? 'That did not work.'), data ? 'ok' : 'error');
+  const said = changed ? `${done} Your changes were saved first.` : done;
+  await after(id, data ? said : (error?.message ?? 'That did not work.'), data ? 'ok' : 'error');
 }
 
 async function after(id: string, message: string, tone: 'ok' | 'error' = 'ok'): Promise<void> {
@@ -184,25 +225,7 @@ export function initSubmissions(): void {
     event.preventDefault();
     if (!current) return;
     const id = current;
-    if (draftEvidence.busy()) {
-      byId('submission-message').textContent = 'The evidence files are still uploading. Save when each shows “added”.';
-      return;
-    }
-    const noBank = editingIdentifiers ? missingBanks(byId('draft-identifiers')) : undefined;
-    const { data, error } = await api.PATCH('/api/v1/external/reports/submissions/{id}', {
-      params: { path: { id } },
-      body: {
-        fraudType: draftType.value as 'other',
-        fraudReason: byId<HTMLTextAreaElement>('draft-reason').value,
-        attachments: draftEvidence.urls(),
-        ...(editingIdentifiers ? { identifiers: readIdentifiers(byId('draft-identifiers')) } : {}),
-      },
-    });
-    if (!data) {
-      const errors = withBankErrors(noBank, error);
-      return showFieldErrors(byId('draft-form'), errors, byId('submission-message'), REPORT_FORM_IN_WORDS);
-    }
-    await after(id, 'Draft saved.');
+    if (await saveDraft(id)) await after(id, 'Draft saved.');
   });
   onClickOnce(byId('relist'), () => act('relist', 'Back on the list.'));
   onSubmitOnce(byId<HTMLFormElement>('exit-form'), async (event) => {

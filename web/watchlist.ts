@@ -5,6 +5,7 @@ import {
   api,
   byId,
   clearFieldErrors,
+  identifierText,
   LABELS,
   loadBanks,
   onClickOnce,
@@ -26,19 +27,21 @@ export async function loadWatchlist(): Promise<void> {
   list.replaceChildren();
   for (const entry of entries) {
     const li = document.createElement('li');
-    const label = LABELS.find(([value]) => value === entry.label)?.[1] ?? entry.label;
+    // An account as people write it ("0010246780 at Access Bank"), not in its stored form.
+    const said = identifierText(entry.label, entry.value);
+    const value = said.slice(said.indexOf(': ') + 2);
     const text = Object.assign(document.createElement('span'), {
-      textContent: `${label}: ${entry.value}${entry.ref ? ` (${entry.ref})` : ''}`,
+      textContent: `${said}${entry.ref ? ` (${entry.ref})` : ''}`,
     });
     const remove = Object.assign(document.createElement('button'), {
       type: 'button',
       className: 'secondary cell-control',
       textContent: 'Stop watching',
     });
-    remove.setAttribute('aria-label', `Stop watching ${entry.value}`);
+    remove.setAttribute('aria-label', `Stop watching ${value}`);
     onClickOnce(remove, async () => {
       const { error } = await api.DELETE('/api/v1/external/watchlist/{id}', { params: { path: { id: entry.id } } });
-      byId('watch-message').textContent = error ? error.message : `${entry.value} is no longer watched.`;
+      byId('watch-message').textContent = error ? error.message : `${value} is no longer watched.`;
       await loadWatchlist();
     });
     li.append(text, ' ', remove);
@@ -125,6 +128,9 @@ async function dataLines(file: File): Promise<number> {
   return Math.max(0, lines + (last === 10 ? 0 : 1) - 1);
 }
 
+/** The import whose upload broke off, and the file it was reading: sending that file again resumes it. */
+let interrupted: { id: string; name: string; size: number } | null = null;
+
 async function importFile(event: Event): Promise<void> {
   event.preventDefault();
   const file = byId<HTMLInputElement>('import-file').files?.[0];
@@ -135,12 +141,20 @@ async function importFile(event: Event): Promise<void> {
     status.textContent = 'Choose a CSV file first.';
     return;
   }
-  const created = await api.POST('/api/v1/external/watchlist/imports');
-  if (!created.data) {
-    status.textContent = created.error?.message ?? 'The import could not start.';
-    return;
+  // The same file sent again after a broken upload goes to the same import, which skips the lines it
+  // already read; any other file starts a new one.
+  const sameFile = interrupted && interrupted.name === file.name && interrupted.size === file.size;
+  let id = sameFile ? interrupted?.id : undefined;
+  if (!id) {
+    const created = await api.POST('/api/v1/external/watchlist/imports');
+    if (!created.data) {
+      status.textContent = created.error?.message ?? 'The import could not start.';
+      return;
+    }
+    id = created.data.data.import.id;
   }
-  const id = created.data.data.import.id;
+  interrupted = null;
+  const importId = id;
   const total = await dataLines(file);
   bar.max = Math.max(1, total);
   bar.value = 0;
@@ -155,20 +169,31 @@ async function importFile(event: Event): Promise<void> {
   // An answer that arrives after the upload finished is dropped: it would overwrite the final count.
   let finished = false;
   const poll = setInterval(async () => {
-    const { data } = await api.GET('/api/v1/external/watchlist/imports/{id}', { params: { path: { id } } });
+    // A check that fails (the connection dropped) is skipped: the next one, or the upload's answer, says more.
+    const { data } = await api
+      .GET('/api/v1/external/watchlist/imports/{id}', { params: { path: { id: importId } } })
+      .catch(() => ({ data: undefined }));
     if (data && !finished) show(data.data.import);
   }, 500);
   const form = new FormData();
   form.append('file', file);
-  const { data, error } = await api.POST('/api/v1/external/watchlist/imports/{id}/file', {
-    params: { path: { id } },
-    body: form as never,
-    bodySerializer: () => form,
-  });
+  const sent = await api
+    .POST('/api/v1/external/watchlist/imports/{id}/file', {
+      params: { path: { id: importId } },
+      body: form as never,
+      bodySerializer: () => form,
+    })
+    .catch(() => undefined);
   finished = true;
   clearInterval(poll);
+  const data = sent?.data;
   if (!data) {
-    status.textContent = `${error?.message ?? 'The upload failed'}. Send the same file again to carry on where it stopped.`;
+    // Cut off (no answer, a timeout, the service unavailable): the same file resumes this import.
+    // Refused (a wrong header, say): it is not resumed, so a corrected file is read from its start.
+    const cutOff = !sent || sent.response.status >= 500 || sent.response.status === 408;
+    if (cutOff) interrupted = { id: importId, name: file.name, size: file.size };
+    const why = sent?.error?.message ?? 'The connection broke off before the file was read';
+    status.textContent = cutOff ? `${why}. Send the same file again to carry on where it stopped.` : `${why}.`;
     return;
   }
   const result = data.data.import;
@@ -177,12 +202,16 @@ async function importFile(event: Event): Promise<void> {
   // The bad lines are listed before "Done" is said, so a reader (or a test) who sees "Done" sees them.
   if (result.failedRows > 0) {
     const errors = await api.GET('/api/v1/external/watchlist/imports/{id}/errors', {
-      params: { path: { id }, query: { page: 1, limit: 100 } },
+      params: { path: { id: importId }, query: { page: 1, limit: 100 } },
     });
+    const listed = errors.data?.data.data ?? [];
+    const more = (errors.data?.data.meta.total ?? listed.length) - listed.length;
     byId('import-errors').replaceChildren(
-      ...(errors.data?.data.data ?? []).map((e) =>
-        Object.assign(document.createElement('li'), { textContent: `Line ${e.line}: ${e.message}` }),
-      ),
+      ...listed.map((e) => Object.assign(document.createElement('li'), { textContent: `Line ${e.line}: ${e.message}` })),
+      // The list stops at 100: the count of the rest is said, so none is thought fine.
+      ...(more > 0
+        ? [Object.assign(document.createElement('li'), { textContent: `… and ${more.toLocaleString('en-GB')} more lines not added.` })]
+        : []),
     );
   }
   status.textContent = `Done: ${status.textContent}.`;

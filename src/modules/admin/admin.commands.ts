@@ -81,11 +81,15 @@ export const ADMIN_COMMANDS = {
       { additionalProperties: false },
     ),
     async (s, a) => {
-      const r = await s.companies.create({
-        businessName: a.name,
-        rateLimitPerMinute: a.rateLimitPerMinute,
-        allowDuplicate: a.allowDuplicate,
-      });
+      const r = await s.companies
+        .create({ businessName: a.name, rateLimitPerMinute: a.rateLimitPerMinute, allowDuplicate: a.allowDuplicate })
+        .catch((error: unknown) => {
+          // The service speaks to HTTP callers; at the command line the way out is a flag.
+          if (error instanceof AppError && error.code === 'COMPANY_NAME_TAKEN') {
+            throw new AppError(error.code, error.message.replace('send allowDuplicate: true', 'pass --allow-duplicate'));
+          }
+          throw error;
+        });
       return { companyId: r.company.id, keyId: r.key.id, apiKey: r.apiKey, company: r.company };
     },
   ),

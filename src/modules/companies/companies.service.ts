@@ -79,7 +79,7 @@ export function createCompaniesService({ db, events }: { db: Kysely<Database>; e
         if (existing && !input.allowDuplicate) {
           throw new AppError(
             'COMPANY_NAME_TAKEN',
-            `A company named "${businessName}" already exists (${existing}); pass --allow-duplicate (allowDuplicate over HTTP) to create another`,
+            `A company named "${businessName}" already exists (${existing}); send allowDuplicate: true to create another of the same name`,
           );
         }
         const row = await insertCompany(trx, { businessName, rateLimitPerMinute });

@@ -42,7 +42,7 @@ export function createUploadsService(deps: {
   const keyedHash = (sha256: Buffer) => createHmac('sha256', deps.evidenceKey).update(sha256).digest();
 
   const tooLarge = () =>
-    new AppError('PAYLOAD_TOO_LARGE', `The file is larger than ${(maxBytes / 1048576).toFixed(1)} MB, the most a file may be`);
+    new AppError('PAYLOAD_TOO_LARGE', `The file is larger than ${(maxBytes / 1_000_000).toFixed(1)} MB, the most a file may be`);
 
   /** The stored row holds only the keyed hash; the file's own SHA-256 is shown to its uploader. */
   function view(row: repo.UploadRow, origin: UploadOrigin, sha256: Buffer): UploadView {
