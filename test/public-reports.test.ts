@@ -95,6 +95,14 @@ describe('POST /api/v1/public/reports', () => {
     expect(res.json().data.errors.map((e: { field: string }) => e.field)).toContain(field);
   });
 
+  it('tells a short contact phone or e-mail what it is not, not how many characters it lacks', async () => {
+    const res = await intake(publicBody(uniquePhone(), { victim: { phone: 'abc', email: 'a@' }, guestInfo: { phone: '12' } }));
+    expect(res.statusCode).toBe(400);
+    const errors = res.json().data.errors as Array<{ field: string; message: string }>;
+    expect(errors.map((e) => e.field).sort()).toEqual(['guestInfo/phone', 'victim/email', 'victim/phone']);
+    for (const e of errors) expect(e.message, e.field).not.toMatch(/at least \d+ characters/);
+  });
+
   it('says what a pattern wants in words, with an example, not that the value "has an invalid format"', async () => {
     const res = await intake(
       publicBody(uniquePhone(), { financialInstitution: '   ', victim: { amountLost: 5000, currency: 'ngn' } }),

@@ -21,7 +21,15 @@ function expectNulRefused(res: { statusCode: number; json(): unknown }, field: s
   expect(res.statusCode, JSON.stringify(res.json())).toBe(400);
   expect(res.json()).toMatchObject({
     success: false,
-    data: { code: 'VALIDATION_FAILED', errors: [{ field, message: 'must not contain the NUL character (U+0000)' }] },
+    data: {
+      code: 'VALIDATION_FAILED',
+      errors: [
+        {
+          field,
+          message: 'contains an invisible character (NUL, U+0000), often left by copying from another program: type it again',
+        },
+      ],
+    },
   });
 }
 
@@ -122,7 +130,7 @@ describe('U+0000 in a text field is a 400 naming the field', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json().data.errors[0]).toEqual({
       field: `x${'/0'.repeat(5000)}`,
-      message: 'must not contain the NUL character (U+0000)',
+      message: 'contains an invisible character (NUL, U+0000), often left by copying from another program: type it again',
     });
   });
 

@@ -144,6 +144,8 @@ export function onClickOnce(button: HTMLElement, handler: () => Promise<unknown>
     const list = button.closest('tbody, ul, ol');
     const item = button.closest('tr, li');
     const at = list && item ? [...list.children].indexOf(item) : -1;
+    // Which of the item's buttons it was: after "Pause" the keyboard is on "Resume", not the first button.
+    const nth = item ? [...item.querySelectorAll('button')].indexOf(button as HTMLButtonElement) : 0;
     const heading = button.closest('section')?.querySelector<HTMLElement>('h1');
     void Promise.resolve()
       .then(handler)
@@ -151,7 +153,8 @@ export function onClickOnce(button: HTMLElement, handler: () => Promise<unknown>
         busy = false;
         if (button.isConnected || (document.activeElement && document.activeElement !== document.body)) return;
         const near = list?.isConnected ? list.children[Math.min(at, list.children.length - 1)] : undefined;
-        const next = near?.querySelector<HTMLElement>('button') ?? heading;
+        const buttons = near ? [...near.querySelectorAll<HTMLElement>('button')] : [];
+        const next = buttons[Math.min(Math.max(nth, 0), buttons.length - 1)] ?? heading;
         if (next && next === heading) next.tabIndex = -1;
         next?.focus();
       });

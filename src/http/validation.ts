@@ -35,7 +35,8 @@ const LONE_SURROGATE = /\p{Cs}/u;
 /** Why `text` cannot be stored as it is, or undefined when it can. */
 export function textProblem(text: string): string | undefined {
   // PostgreSQL's text cannot hold the NUL character, and no field of ours means one.
-  if (text.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
+  if (text.includes('\u0000'))
+    return 'contains an invisible character (NUL, U+0000), often left by copying from another program: type it again';
   if (LONE_SURROGATE.test(text)) return 'must be valid Unicode (a lone surrogate is not a character)';
   return undefined;
 }

@@ -180,6 +180,8 @@ describe.skipIf(!hasChromium)('disputes and webhooks in the desk, for a company 
     await expect.poll(() => page.textContent('#webhook-rows')).toContain('paused');
     // The list was redrawn: the keyboard carries on in the endpoint's card, not at the top of the page.
     await expect.poll(() => page.evaluate(() => document.activeElement?.closest('#webhook-rows li') !== null)).toBe(true);
+    // On the button that took the pressed one's place, ready to press again.
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Resume');
     page.once('dialog', (dialog) => void dialog.accept());
     await page.click('#webhook-rows button:has-text("Remove")');
     await expect.poll(() => page.textContent('#webhooks-count')).toBe('0 endpoints');

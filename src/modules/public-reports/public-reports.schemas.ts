@@ -9,8 +9,10 @@ const L = PUBLIC_REPORT_LIMITS;
 
 const contactFields = {
   name: Type.String({ minLength: 1, maxLength: L.nameMax, pattern: '\\S' }),
-  email: Type.String({ minLength: 3, maxLength: 320, description: 'E-mail address' }),
-  phone: Type.String({ minLength: 6, maxLength: 40, description: 'Nigerian local, 234..., +234... or any E.164 number' }),
+  // No shortest length here: a value too short to be an address or a number is told what it is not
+  // (normalizeContact), where "at least 6 characters" said nothing of letters in a phone number.
+  email: Type.String({ minLength: 1, maxLength: 320, description: 'E-mail address' }),
+  phone: Type.String({ minLength: 1, maxLength: 40, description: 'Nigerian local, 234..., +234... or any E.164 number' }),
 };
 
 const VictimInput = Type.Object(
