@@ -93,7 +93,8 @@ export function initCompanies(): void {
               errors: [
                 {
                   field: 'businessName',
-                  message: 'A company of this name is already registered. If this is a different company, tick the box below and add it again',
+                  message:
+                    'A company of this name is already registered. If this is a different company, tick the box below and add it again',
                 },
               ],
             },

@@ -117,10 +117,16 @@ const ACTIONS: Record<string, string> = {
 const actionName = (code: string) => ACTIONS[code] ?? code.replace(/[._]/g, ' ');
 
 /** What an administrative change was made to: a person by name, a key or an endpoint by the start of its id. */
-function subjectText(action: string, id: string, names: Map<string, string>): string {
-  if (action.startsWith('user_')) return names.get(id) ?? `person ${id.slice(0, 8)}`;
-  if (action.startsWith('key_')) return `key ${id.slice(0, 8)}`;
+function subjectText(action: string, id: string, names: Directory): string {
+  if (action.startsWith('user_')) return names.people.get(id) ?? `person ${id.slice(0, 8)}`;
+  if (action.startsWith('key_')) return keyText(id, names);
   return `endpoint ${id.slice(0, 8)}`;
+}
+
+/** A key as the API keys page shows it (its first characters, `rf_…`), so the two can be matched. */
+function keyText(id: string, names: Directory): string {
+  const prefix = names.keys.get(id);
+  return prefix ? `key ${prefix}…` : `key ${id.slice(0, 8)}`;
 }
 
 /** Who acted from outside the company, in words: their ids are never given. */
@@ -128,10 +134,22 @@ const OUTSIDE_ACTORS = { another_member: 'another member', operators: 'the opera
 let auditPage = 1;
 const AUDIT_LIMIT = 20;
 
-/** Who a user id is, by name (or address before they set one): the trail names people, not ids. */
-async function peopleByUserId(): Promise<Map<string, string>> {
-  const { data } = await api.GET('/api/v1/external/users');
-  return new Map((data?.data.users ?? []).map((u) => [u.id, u.name || u.email]));
+/** Who a user id is (by name, or address before they set one) and what a key id is shown as. */
+type Directory = { people: Map<string, string>; keys: Map<string, string> };
+let directory: Promise<Directory> | undefined;
+
+/**
+ * The trail names people and keys, not ids. Read once a visit (the view opened or filtered),
+ * not for every page turned: the people and keys of a company change far less often.
+ */
+function auditDirectory(fresh: boolean): Promise<Directory> {
+  if (fresh || !directory) {
+    directory = Promise.all([api.GET('/api/v1/external/users'), api.GET('/api/v1/external/keys')]).then(([users, keys]) => ({
+      people: new Map((users.data?.data.users ?? []).map((u) => [u.id, u.name || u.email])),
+      keys: new Map((keys.data?.data.keys ?? []).map((k) => [k.id, k.prefix])),
+    }));
+  }
+  return directory;
 }
 
 let auditLoads = 0;
@@ -153,7 +171,7 @@ export async function loadAudit(): Promise<void> {
   byId('audit-count').textContent = `${meta.total} event${meta.total === 1 ? '' : 's'} · page ${meta.page} of ${pages}`;
   byId<HTMLButtonElement>('audit-previous').disabled = auditPage <= 1;
   byId<HTMLButtonElement>('audit-next').disabled = auditPage >= pages;
-  const names = await peopleByUserId();
+  const names = await auditDirectory(auditPage === 1);
   if (load !== auditLoads) return;
   const body = byId('audit-rows');
   body.replaceChildren();
@@ -163,8 +181,8 @@ export async function loadAudit(): Promise<void> {
       event.actor !== 'company'
         ? OUTSIDE_ACTORS[event.actor]
         : event.userId
-          ? (names.get(event.userId) ?? `user ${event.userId.slice(0, 8)}`)
-          : `key ${(event.keyId ?? '').slice(0, 8)}`;
+          ? (names.people.get(event.userId) ?? `user ${event.userId.slice(0, 8)}`)
+          : keyText(event.keyId ?? '', names);
     // What was searched is never shown, only its label and how many reports matched.
     const what = event.subjectId
       ? subjectText(event.action, event.subjectId, names)

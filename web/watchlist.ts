@@ -210,7 +210,11 @@ async function importFile(event: Event): Promise<void> {
       ...listed.map((e) => Object.assign(document.createElement('li'), { textContent: `Line ${e.line}: ${e.message}` })),
       // The list stops at 100: the count of the rest is said, so none is thought fine.
       ...(more > 0
-        ? [Object.assign(document.createElement('li'), { textContent: `… and ${more.toLocaleString('en-GB')} more lines not added.` })]
+        ? [
+            Object.assign(document.createElement('li'), {
+              textContent: `… and ${more.toLocaleString('en-GB')} more lines not added.`,
+            }),
+          ]
         : []),
     );
   }

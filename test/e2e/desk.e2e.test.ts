@@ -413,6 +413,12 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     // Every action: a report is named by the start of its reference, and the page still fits a phone.
     await page.selectOption('#audit-action', '');
     await page.click('#audit-filter button[type=submit]');
+    // A key is named as the API keys page shows it, so the two can be matched.
+    await expect
+      .poll(async () =>
+        (await page.locator('#audit-rows td:nth-child(4)').allTextContents()).some((c) => /^key rf_\S+…$/.test(c)),
+      )
+      .toBe(true);
     // Cell by cell: the table's text runs one row's last cell into the next row's date (28/11/… after a hex id).
     await expect
       .poll(async () =>
