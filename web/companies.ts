@@ -128,12 +128,25 @@ export function initCompanies(): void {
     if (!data) return showFieldErrors(byId('safelist-form'), error, byId('safelist-form-message'));
     byId<HTMLInputElement>('safe-value').value = '';
     byId<HTMLTextAreaElement>('safe-reason').value = '';
-    const review = data.data.reportsToReview.length;
+    const toReview = data.data.reportsToReview;
+    const review = toReview.length;
     tell(
       byId('safelist-form-message'),
       review
-        ? `Added. ${review} existing report${review === 1 ? '' : 's'} name${review === 1 ? 's' : ''} this identifier and should be reviewed.`
+        ? `Added. ${review} existing report${review === 1 ? '' : 's'} name${review === 1 ? 's' : ''} this identifier and should be reviewed (drafts and reports off the list included, which search does not count):`
         : 'Added. No existing report names this identifier.',
+    );
+    // Each by what tells it apart: a public report by the reference its filer holds, which the
+    // moderation page finds; a member's report by the start of its id.
+    byId('safelist-review').replaceChildren(
+      ...toReview.map((r) => {
+        const name =
+          r.kind === 'public_report'
+            ? `Public report ${`${r.id.slice(0, 4)}-${r.id.slice(4, 8)}`.toUpperCase()}`
+            : `Member report ${r.id.slice(0, 8)}`;
+        const standing = r.status === 'draft' ? 'draft' : r.listingStatus === 'exited' ? 'off the list' : r.status;
+        return Object.assign(document.createElement('li'), { textContent: `${name} · ${standing}` });
+      }),
     );
     await loadSafelist();
   });

@@ -67,6 +67,8 @@ describe.skipIf(!hasChromium)('the operators’ admin pages in the desk, in Chro
     await page.fill('#safe-reason', "A bank's published customer-care line; scammers spoof it.");
     await page.click('#safelist-form button[type=submit]');
     await expect.poll(() => page.textContent('#safelist-form-message')).toContain('1 existing report names this identifier');
+    // Which one, and where it stands.
+    expect(await page.textContent('#safelist-review')).toMatch(/^Member report [0-9a-f]{8} · (published|draft|off the list)$/);
     await expect.poll(() => page.textContent('#safelist-rows')).toContain('customer-care line');
     expect(await page.textContent('#view-safelist')).not.toContain('7002255000');
     expect(await seriousViolations(page)).toEqual([]);
