@@ -108,8 +108,19 @@ const UUID_SEGMENT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 function pathForLog(path: string): string {
   return path
     .split('/')
-    .map((segment) => (!UUID_SEGMENT.test(segment) && /\d{6}|@|%40/i.test(segment) ? '[masked]' : segment))
+    .map((segment) => (!UUID_SEGMENT.test(segment) && mayBeIdentifier(segment) ? '[masked]' : segment))
     .join('/');
+}
+
+/** Six digits or more once separators are gone (080-3123-4567, %30%38…), or an e-mail address. */
+function mayBeIdentifier(segment: string): boolean {
+  let text = segment;
+  try {
+    text = decodeURIComponent(segment);
+  } catch {
+    // Broken percent-encoding: judged as it came.
+  }
+  return /@/.test(text) || /\d{6}/.test(text.replace(/[\s.\-()+_]/g, ''));
 }
 
 /**

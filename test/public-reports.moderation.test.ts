@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rotateKeys } from '../src/crypto/rotation.js';
 import { sealedColumns } from '../src/crypto/sealed-columns.js';
 import { PUBLIC_REPORTS_COMPANY_ID } from '../src/modules/companies/public-reports-company.js';
+import { parseReference, referenceOf } from '../src/modules/public-reports/reference.js';
 import { createCompany, createOperator, key } from './helpers/principals.js';
 import { ADMIN, filePublicReport, intake, publicBody, uniquePhone } from './helpers/public-reports.js';
 import { buildTestApp, type TestApp } from './helpers/test-app.js';
@@ -69,6 +70,16 @@ describe('moderation', () => {
     expect(rejected.json().data.data.map((r: { id: string }) => r.id)).toContain(ids[0]);
     expect((await asOperator('GET', `${ADMIN}?status=gone`)).statusCode).toBe(400);
     expect((await asOperator('GET', `${ADMIN}?limit=101`)).statusCode).toBe(400);
+  });
+
+  it('reads a reference as the whole range of ids that start with it, ends included', () => {
+    expect(parseReference(' 3f0C-2a1E ')).toEqual({
+      from: '3f0c2a1e-0000-0000-0000-000000000000',
+      to: '3f0c2a1e-ffff-ffff-ffff-ffffffffffff',
+    });
+    const id = randomUUID();
+    expect(parseReference(id.toUpperCase())).toEqual({ from: id, to: id });
+    expect(referenceOf('3f0c2a1e-8b7d-4c5e-9a10-000000000001')).toBe('3F0C-2A1E');
   });
 
   it('finds a report by the short reference its filer was given, in any case, with or without the dash', async () => {

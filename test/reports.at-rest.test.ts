@@ -51,11 +51,16 @@ describe('clear values at rest and in the logs', () => {
     expect(decoded.statusCode).toBe(200);
     // A failing request's log lines too: the bad value must not be echoed.
     await search(t, company.apiKey, 'bvn', `${values.bvn}9`);
-    // Nor a value an integrator put in a path by mistake (a route that exists, and one that does not).
+    // Nor a value an integrator put in a path by mistake (a route that exists, and one that does not),
+    // written with separators or percent-encoded.
+    const dashedBvn = `${values.bvn.slice(0, 3)}-${values.bvn.slice(3, 7)}-${values.bvn.slice(7)}`;
+    const encodedNin = [...values.nin].map((d) => `%${d.charCodeAt(0).toString(16)}`).join('');
     for (const url of [
       `/api/v1/external/reports/submissions/${values.bvn}`,
       `/api/v1/external/reports/submissions/${encodeURIComponent(values.email)}`,
       `/api/v1/lookup/${values.phone}/${values.email}`,
+      `/api/v1/lookup/${dashedBvn}`,
+      `/api/v1/lookup/${encodedNin}`,
     ]) {
       expect((await t.app.inject({ method: 'GET', url, headers: key(company.apiKey) })).statusCode).toBe(404);
     }
@@ -75,6 +80,8 @@ describe('clear values at rest and in the logs', () => {
       reasonAccount,
       reasonMailbox.slice(1),
       company.apiKey,
+      dashedBvn,
+      encodedNin,
     ];
     const logText = t.logLines.join('\n');
     expect(t.logLines.length).toBeGreaterThan(20);

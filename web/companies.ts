@@ -76,6 +76,11 @@ export function initCompanies(): void {
     event.preventDefault();
     void loadCompanies();
   });
+  // "Add it anyway" answers for the name it was shown for: a name changed asks again.
+  byId<HTMLInputElement>('company-name').addEventListener('input', () => {
+    byId<HTMLInputElement>('company-duplicate').checked = false;
+    byId('company-duplicate-box').hidden = true;
+  });
   onSubmitOnce(byId<HTMLFormElement>('company-form'), async (event) => {
     event.preventDefault();
     const duplicate = byId<HTMLInputElement>('company-duplicate');

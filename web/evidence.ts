@@ -77,7 +77,8 @@ export class EvidenceList {
     this.list.append(item);
     if (this.uploaded.length >= MAX_FILES) {
       item.className = 'failed';
-      item.textContent = `${file.name}: not added — at most ${MAX_FILES} files.`;
+      item.textContent = `${file.name}: not added — at most ${MAX_FILES} files. `;
+      this.dismissable(item, file.name);
       return;
     }
     const label = Object.assign(document.createElement('span'), { textContent: `${file.name}: uploading…` });
@@ -100,7 +101,8 @@ export class EvidenceList {
     // The rule for files is added only where the file broke it, and only once: a refusal of
     // another kind (a role, the connection) is not the file's fault.
     const code = (error as { data?: { code?: string } } | undefined)?.data?.code;
-    const aboutTheFile = ['VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'].includes(code ?? '');
+    // (Not for a file too large: its message already gives the limit, to the byte's decimal.)
+    const aboutTheFile = ['VALIDATION_FAILED', 'UNSUPPORTED_MEDIA_TYPE'].includes(code ?? '');
     const message = (error?.message ?? 'the upload failed').replace(/\.$/, '');
     const rule = aboutTheFile && !/PDF/.test(message) ? ' Only PDF, PNG, JPEG or WebP files up to 5 MB can be used.' : '';
     label.textContent = `${file.name}: not added — ${message}.${rule} `;
@@ -121,7 +123,10 @@ export class EvidenceList {
 
   /** Takes a line off the list and puts the keyboard on the next line's button (or the previous, or the file picker). */
   private removeItem(item: HTMLElement): void {
-    const next = (item.nextElementSibling ?? item.previousElementSibling)?.querySelector<HTMLElement>('button');
+    // The nearest line with a button, after this one or before it (a file still uploading has none).
+    const lines = [...this.list.children].filter((line) => line !== item && line.querySelector('button'));
+    const at = [...this.list.children].indexOf(item);
+    const next = (lines.find((line) => [...this.list.children].indexOf(line) > at) ?? lines.at(-1))?.querySelector<HTMLElement>('button');
     item.remove();
     (next ?? this.input).focus();
   }

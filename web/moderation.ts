@@ -9,6 +9,7 @@ import {
   onClickOnce,
   onSubmitOnce,
   showFieldErrors,
+  tell,
 } from './common.js';
 
 let current: string | null = null;
@@ -148,15 +149,20 @@ export function initModeration(): void {
     });
     if (!data) return showFieldErrors(form, error, message);
     const items = data.data.data;
-    message.textContent =
-      items.length === 0
+    const total = data.data.meta.total;
+    tell(
+      message,
+      total === 0
         ? `No public report has the reference ${reference}.`
-        : items.length === 1
+        : total === 1
           ? 'One report has this reference.'
-          : `${items.length} reports share this reference: tell them apart by date and story.`;
+          : `${total} reports share this reference${total > items.length ? ` (the newest ${items.length} below)` : ''}: tell them apart by date and story.`,
+      total === 0 ? 'error' : 'ok',
+    );
     showList(list, items, true);
     list.hidden = items.length === 0;
     if (items.length === 1) await openReport((items[0] as Listed).id);
+    else list.querySelector<HTMLElement>('button')?.focus();
   });
   onClickOnce(byId('moderation-publish'), async () => {
     if (!current) return;

@@ -167,13 +167,19 @@ async function saveDraft(id: string): Promise<boolean> {
 async function act(path: 'publish' | 'relist', done: string): Promise<void> {
   if (!current) return;
   const id = current;
+  // A file still uploading is not in the form yet: publishing now would leave it out.
+  if (path === 'publish' && draftEvidence.busy()) {
+    byId('submission-message').textContent = 'The evidence files are still uploading. Publish when each shows “added”.';
+    return;
+  }
   const changed = path === 'publish' && (editingIdentifiers || draftSnapshot() !== savedDraft);
   if (changed && !(await saveDraft(id))) return;
   const url =
     path === 'publish' ? '/api/v1/external/reports/submissions/{id}/publish' : '/api/v1/external/reports/submissions/{id}/relist';
   const { data, error } = await api.POST(url, { params: { path: { id } } });
   const said = changed ? `${done} Your changes were saved first.` : done;
-  await after(id, data ? said : (error?.message ?? 'That did not work.'), data ? 'ok' : 'error');
+  const refused = `${error?.message ?? 'That did not work.'}${changed ? ' Your changes were saved; the draft is not published.' : ''}`;
+  await after(id, data ? said : refused, data ? 'ok' : 'error');
 }
 
 async function after(id: string, message: string, tone: 'ok' | 'error' = 'ok'): Promise<void> {

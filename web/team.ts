@@ -211,6 +211,9 @@ export async function loadAudit(): Promise<void> {
 }
 
 export function initTeam(): void {
+  // Every action the table can show is one to filter by: the same words, from the same list.
+  const actions = byId<HTMLSelectElement>('audit-action');
+  for (const [value, text] of Object.entries(ACTIONS)) actions.append(option(value, text));
   const role = byId<HTMLSelectElement>('invite-role');
   for (const [value, text] of ROLES) role.append(option(value, text));
   onSubmitOnce(byId<HTMLFormElement>('invite-form'), async () => {

@@ -129,7 +129,7 @@ async function dataLines(file: File): Promise<number> {
 }
 
 /** The import whose upload broke off, and the file it was reading: sending that file again resumes it. */
-let interrupted: { id: string; name: string; size: number } | null = null;
+let interrupted: { id: string; name: string; size: number; lastModified: number } | null = null;
 
 async function importFile(event: Event): Promise<void> {
   event.preventDefault();
@@ -143,7 +143,8 @@ async function importFile(event: Event): Promise<void> {
   }
   // The same file sent again after a broken upload goes to the same import, which skips the lines it
   // already read; any other file starts a new one.
-  const sameFile = interrupted && interrupted.name === file.name && interrupted.size === file.size;
+  const sameFile =
+    interrupted?.name === file.name && interrupted.size === file.size && interrupted.lastModified === file.lastModified;
   let id = sameFile ? interrupted?.id : undefined;
   if (!id) {
     const created = await api.POST('/api/v1/external/watchlist/imports');
@@ -188,12 +189,15 @@ async function importFile(event: Event): Promise<void> {
   clearInterval(poll);
   const data = sent?.data;
   if (!data) {
-    // Cut off (no answer, a timeout, the service unavailable): the same file resumes this import.
-    // Refused (a wrong header, say): it is not resumed, so a corrected file is read from its start.
-    const cutOff = !sent || sent.response.status >= 500 || sent.response.status === 408;
-    if (cutOff) interrupted = { id: importId, name: file.name, size: file.size };
+    // The import itself says whether it can carry on: `interrupted` (the upload broke off) takes the
+    // same file again and skips the lines it read; any other state starts afresh with the next file.
+    const state = await api
+      .GET('/api/v1/external/watchlist/imports/{id}', { params: { path: { id: importId } } })
+      .catch(() => undefined);
+    const resumable = state?.data?.data.import.status === 'interrupted';
+    if (resumable) interrupted = { id: importId, name: file.name, size: file.size, lastModified: file.lastModified };
     const why = sent?.error?.message ?? 'The connection broke off before the file was read';
-    status.textContent = cutOff ? `${why}. Send the same file again to carry on where it stopped.` : `${why}.`;
+    status.textContent = resumable ? `${why}. Send the same file again to carry on where it stopped.` : `${why}.`;
     return;
   }
   const result = data.data.import;

@@ -71,24 +71,36 @@ function whyNotAUrl(raw: string): string {
 }
 
 /**
+ * An address as typed at registration (or change): the text itself first, then the guard. The URL
+ * parser drops spaces and tabs at either end and inside, reads `https:///x` as the host `x` and
+ * takes port 0, so the address stored would not be the one typed, or could never be reached. These
+ * rules are for what is typed: an endpoint stored before them is judged at delivery by the guard
+ * alone, as it was, not switched off by a rule it was never told of.
+ */
+export async function checkNewWebhookUrl(raw: string, allowPrivate: boolean): Promise<GuardResult> {
+  if (/[\s\u0000-\u001f\u007f]/.test(raw)) {
+    return { ok: false, reason: `must not contain spaces, tabs or line breaks: an absolute address, ${EXAMPLE}` };
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\/\//i.test(raw)) return { ok: false, reason: `must name a host after the scheme, ${EXAMPLE}` };
+  if (/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*:0+(?:[/?#]|$)/i.test(raw)) {
+    return { ok: false, reason: 'has the port 0; a port is a number from 1 to 65535' };
+  }
+  return checkWebhookUrl(raw, allowPrivate);
+}
+
+/**
  * The server-side request forgery guard, run at registration and before every delivery: the URL
  * must be https, and every address its host resolves to must be public. The first address is
  * returned so the connection goes to it (a DNS answer that changes between check and connect
  * cannot switch the target). `allowPrivate` (REDFLAG_WEBHOOK_ALLOW_PRIVATE) lifts both rules.
  */
 export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promise<GuardResult> {
-  // The parser drops spaces and tabs at either end and inside: what is stored must be what is reached.
-  if (/[\s\u0000-\u001f\u007f]/.test(raw)) {
-    return { ok: false, reason: `must not contain spaces, tabs or line breaks: an absolute address, ${EXAMPLE}` };
-  }
-  if (/^[a-z][a-z0-9+.-]*:\/\/\//i.test(raw)) return { ok: false, reason: `must name a host after the scheme, ${EXAMPLE}` };
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     return { ok: false, reason: whyNotAUrl(raw) };
   }
-  if (url.port === '0') return { ok: false, reason: 'has the port 0; a port is a number from 1 to 65535' };
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
     return { ok: false, reason: 'must use https' };
   }

@@ -7,7 +7,7 @@ import type { Clock } from '../../jobs/clock.js';
 import { type ChangeActor, recordChange } from '../audit/audit.repository.js';
 import { isUuid } from '../ids.js';
 import { newWebhookSecret } from './signing.js';
-import { checkWebhookUrl } from './url-guard.js';
+import { checkNewWebhookUrl } from './url-guard.js';
 import { PREVIOUS_SECRET_LABEL, secretContext } from './webhook-secrets.js';
 
 export const MAX_ENDPOINTS_PER_COMPANY = 10;
@@ -46,7 +46,7 @@ export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Cryp
 
   /** The address as it will be reached (the URL parser's form: `８` is `8`, a host in lower case). */
   async function guard(url: string): Promise<string> {
-    const result = await checkWebhookUrl(url, allowPrivate);
+    const result = await checkNewWebhookUrl(url, allowPrivate);
     if (!result.ok) throw AppError.validation([{ field: 'url', message: result.reason }]);
     return result.target.url.href;
   }
