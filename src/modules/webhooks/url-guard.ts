@@ -78,7 +78,7 @@ function whyNotAUrl(raw: string): string {
  * alone, as it was, not switched off by a rule it was never told of.
  */
 export async function checkNewWebhookUrl(raw: string, allowPrivate: boolean): Promise<GuardResult> {
-  if (/[\s\u0000-\u001f\u007f]/.test(raw)) {
+  if (/[\s\p{Cc}]/u.test(raw)) {
     return { ok: false, reason: `must not contain spaces, tabs or line breaks: an absolute address, ${EXAMPLE}` };
   }
   if (/^[a-z][a-z0-9+.-]*:\/\/\//i.test(raw)) return { ok: false, reason: `must name a host after the scheme, ${EXAMPLE}` };
