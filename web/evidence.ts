@@ -126,7 +126,9 @@ export class EvidenceList {
     // The nearest line with a button, after this one or before it (a file still uploading has none).
     const lines = [...this.list.children].filter((line) => line !== item && line.querySelector('button'));
     const at = [...this.list.children].indexOf(item);
-    const next = (lines.find((line) => [...this.list.children].indexOf(line) > at) ?? lines.at(-1))?.querySelector<HTMLElement>('button');
+    const next = (lines.find((line) => [...this.list.children].indexOf(line) > at) ?? lines.at(-1))?.querySelector<HTMLElement>(
+      'button',
+    );
     item.remove();
     (next ?? this.input).focus();
   }
