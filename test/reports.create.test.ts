@@ -261,6 +261,21 @@ describe('Idempotency-Key', () => {
     expect(rows).toHaveLength(1);
   });
 
+  it('says a repeated Idempotency-Key header is given more than once, and creates nothing', async () => {
+    const before = await t.database.db
+      .selectFrom('reports')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    const res = await post(reportBody(), { ...key(company.apiKey), 'idempotency-key': ['k-one', 'k-two'] as unknown as string });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().data.errors).toEqual([{ field: 'Idempotency-Key', message: 'is given more than once; send one' }]);
+    const after = await t.database.db
+      .selectFrom('reports')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(after.n)).toBe(Number(before.n));
+  });
+
   it('answers 422 for the same key with another body', async () => {
     const k = `mismatch-${digits(10)}`;
     expect((await post(reportBody(), withKey(k))).statusCode).toBe(201);

@@ -47,6 +47,14 @@ export function identifierText(label: string, value: string): string {
   return `${labelName(label)}: ${account[1]} at ${bankNames.get(slug) ?? slug}`;
 }
 
+/**
+ * A day as every page writes it, "28 Nov 2026": the month in letters, so no one reads 03/04 as
+ * the fourth of March or the third of April.
+ */
+export function dayText(iso: string): string {
+  return new Date(iso).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
+}
+
 export function byId<T extends HTMLElement>(id: string): T {
   const found = document.getElementById(id);
   if (!found) throw new Error(`#${id} missing`);

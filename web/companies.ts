@@ -1,9 +1,9 @@
 // The operators' admin pages: member companies (add one with its first key, shown once; suspend and
 // reactivate) and the safelist (identifiers that must never be listed, kept as blind indexes only).
-import { actionButton, api, byId, LABELS, labelName, onSubmitOnce, option, showFieldErrors, tell } from './common.js';
+import { actionButton, api, byId, dayText, LABELS, labelName, onSubmitOnce, option, showFieldErrors, tell } from './common.js';
 
 const cell = (text: string) => Object.assign(document.createElement('td'), { textContent: text });
-const date = (iso: string) => new Date(iso).toLocaleDateString('en-GB');
+const date = dayText;
 
 export async function loadCompanies(): Promise<void> {
   const status = (byId<HTMLSelectElement>('companies-status').value || undefined) as 'active' | undefined;

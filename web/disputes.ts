@@ -9,6 +9,7 @@ import {
   byId,
   characterCount,
   clearFieldErrors,
+  dayText,
   factPairs,
   fraudTypeName,
   onClickOnce,
@@ -30,7 +31,7 @@ const STATUS: Record<string, string> = {
   kept: 'operators kept the report',
   removed: 'operators removed the report',
 };
-const day = (iso: string) => new Date(iso).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
+const day = dayText;
 const text = (tag: string, content: string) => Object.assign(document.createElement(tag), { textContent: content });
 let shown: Dispute | null = null;
 

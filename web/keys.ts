@@ -1,6 +1,6 @@
 // A company admin's API keys: issue, rotate (the old key keeps working for a day), revoke. A new key
 // is shown once, here, and never again: the service keeps only its hash.
-import { actionButton, api, byId, onClickOnce, tell } from './common.js';
+import { actionButton, api, byId, dayText, onClickOnce, tell } from './common.js';
 
 function showNewKey(apiKey: string, message: string): void {
   byId<HTMLInputElement>('new-key').value = apiKey;
@@ -19,7 +19,7 @@ export async function loadKeys(): Promise<void> {
   byId('keys-count').textContent = `${keys.filter((k) => k.status === 'active').length} active of ${keys.length}`;
   const body = byId('keys-rows');
   body.replaceChildren();
-  const date = (iso: string | null) => (iso ? new Date(iso).toLocaleDateString('en-GB') : '—');
+  const date = (iso: string | null) => (iso ? dayText(iso) : '—');
   for (const k of keys) {
     const tr = document.createElement('tr');
     const status = k.status === 'active' && k.expiresAt ? `active until ${date(k.expiresAt)}` : k.status;

@@ -3,6 +3,7 @@ import {
   api,
   byId,
   clearFieldErrors,
+  dayText,
   factPairs,
   fraudTypeName,
   identifierText,
@@ -46,7 +47,7 @@ export async function loadQueue(): Promise<void> {
 function showList(list: HTMLElement, items: Listed[], withStatus: boolean): void {
   list.replaceChildren();
   for (const item of items) {
-    const when = new Date(item.createdAt).toLocaleDateString('en-GB');
+    const when = dayText(item.createdAt);
     const status = withStatus ? ` · ${STATUS[item.status] ?? item.status}` : '';
     const open = Object.assign(document.createElement('button'), {
       type: 'button',
@@ -80,7 +81,7 @@ async function openReport(id: string): Promise<void> {
   const facts: [string, string][] = [
     ['Reported by', REPORTERS[r.reportingEntity] ?? r.reportingEntity],
     ['Institution', r.financialInstitution],
-    ['When', new Date(r.eventDate).toLocaleDateString('en-GB')],
+    ['When', dayText(r.eventDate)],
     ['Victim', [r.victim?.name, r.victim?.email, r.victim?.phone].filter(Boolean).join(', ') || '—'],
     ['Reporter', [r.guestInfo?.name, r.guestInfo?.email, r.guestInfo?.phone].filter(Boolean).join(', ') || '—'],
     ['Amount lost', amountLost(r.victim)],

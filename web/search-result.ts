@@ -1,6 +1,6 @@
 // A search answer: the verdict at a glance, then each report. Identifier values of reports are sealed
 // tokens, so only their kinds are shown; nothing here is ever written as HTML.
-import { factPairs, fraudTypeName, labelName } from './common.js';
+import { dayText, factPairs, fraudTypeName, labelName } from './common.js';
 
 type SearchData = {
   reports: {
@@ -35,8 +35,7 @@ function el(tag: string, text?: string, className?: string): HTMLElement {
   return node;
 }
 const RISK: Record<string, string> = { none: 'None', low: 'Low', medium: 'Medium', high: 'High' };
-const day = (iso: string | null) =>
-  iso ? new Date(iso).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric' }) : '—';
+const day = (iso: string | null) => (iso ? dayText(iso) : '—');
 
 export function renderSearchResult(out: HTMLElement, data: SearchData, viewer?: SearchViewer): void {
   const { summary } = data;

@@ -5,6 +5,7 @@ import {
   byId,
   characterCount,
   clearFieldErrors,
+  dayText,
   FRAUD_TYPES,
   fraudTypeName,
   identifierText,
@@ -66,7 +67,7 @@ export async function loadSubmissions(): Promise<void> {
     const open = Object.assign(document.createElement('button'), {
       type: 'button',
       className: 'link-dark',
-      textContent: `${fraudTypeName(item.fraudType)} · ${standing(item)} · ${new Date(item.createdAt).toLocaleDateString('en-GB')}`,
+      textContent: `${fraudTypeName(item.fraudType)} · ${standing(item)} · ${dayText(item.createdAt)}`,
     });
     open.addEventListener('click', () => void openSubmission(item.id));
     li.append(open, Object.assign(document.createElement('p'), { textContent: item.fraudReason }));

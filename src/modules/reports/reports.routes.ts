@@ -65,6 +65,11 @@ export const reportsRoutes: RoutesPlugin<{ reports: ReportsService; submissions:
         throw AppError.validation(withValueErrors(schemaFieldErrors(request.validationError), valueErrors));
       }
       const key = request.headers['idempotency-key'];
+      // Node joins a repeated header into one value ("k1, k2"): said as what it is, not as a bad key.
+      const raw = request.raw.rawHeaders;
+      if (raw.filter((name, i) => i % 2 === 0 && name.toLowerCase() === 'idempotency-key').length > 1) {
+        throw AppError.validation([{ field: 'Idempotency-Key', message: 'is given more than once; send one' }]);
+      }
       if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
         throw AppError.validation([{ field: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }]);
       }
