@@ -123,12 +123,12 @@ export class EvidenceList {
 
   /** Takes a line off the list and puts the keyboard on the next line's button (or the previous, or the file picker). */
   private removeItem(item: HTMLElement): void {
-    // The nearest line with a button, after this one or before it (a file still uploading has none).
-    const lines = [...this.list.children].filter((line) => line !== item && line.querySelector('button'));
-    const at = [...this.list.children].indexOf(item);
-    const next = (lines.find((line) => [...this.list.children].indexOf(line) > at) ?? lines.at(-1))?.querySelector<HTMLElement>(
-      'button',
-    );
+    // The nearest line with a button, after this one or else before it (a file still uploading has none).
+    const lines = [...this.list.children];
+    const at = lines.indexOf(item);
+    const button = (line: Element) => line.querySelector<HTMLElement>('button');
+    const near = lines.slice(at + 1).find(button) ?? lines.slice(0, at).reverse().find(button);
+    const next = near ? button(near) : null;
     item.remove();
     (next ?? this.input).focus();
   }

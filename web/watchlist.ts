@@ -41,7 +41,7 @@ export async function loadWatchlist(): Promise<void> {
     remove.setAttribute('aria-label', `Stop watching ${value}`);
     onClickOnce(remove, async () => {
       const { error } = await api.DELETE('/api/v1/external/watchlist/{id}', { params: { path: { id: entry.id } } });
-      byId('watch-message').textContent = error ? error.message : `${value} is no longer watched.`;
+      tell(byId('watch-message'), error ? error.message : `${value} is no longer watched.`, error ? 'error' : 'ok');
       await loadWatchlist();
     });
     li.append(text, ' ', remove);
@@ -108,7 +108,7 @@ async function addOne(event: Event): Promise<void> {
     );
   }
   clearFieldErrors(form);
-  byId('watch-message').textContent = 'Added to the watchlist.';
+  tell(byId('watch-message'), 'Added to the watchlist.', 'ok');
   byId<HTMLInputElement>('watch-value').value = '';
   byId<HTMLInputElement>('watch-ref').value = '';
   await loadWatchlist();

@@ -32,6 +32,12 @@ const PUBLIC_REPORT_MATCHES = (reportId: string) => sql`
     join watchlist_entries w on w.label = pi.label and w.blind_index = pi.blind_index
     where pi.public_report_id = ${reportId}`;
 
+/** The watchlist entries (still watched) that were told of a report or public report's match earlier. */
+const EARLIER_MATCHES = (reportId: string) => sql`
+  select w.id, w.company_id, w.label, w.ref from webhook_events e
+    join watchlist_entries w on w.id = e.watchlist_entry_id
+    where e.report_id = ${reportId} and e.type = 'watchlist.match'`;
+
 const entryJson = sql`json_build_object('id', m.id, 'label', m.label, 'ref', m.ref)`;
 
 /**
@@ -82,11 +88,7 @@ export async function raiseListingChange(
 ): Promise<void> {
   await insertEvents(
     db,
-    sql`with m as (
-        select w.id, w.company_id, w.label, w.ref from webhook_events e
-        join watchlist_entries w on w.id = e.watchlist_entry_id
-        where e.report_id = ${reportId} and e.type = 'watchlist.match'
-      ), r as (
+    sql`with m as (${EARLIER_MATCHES(reportId)}), r as (
         select r.id, r.fraud_type, r.exit_list_reason, c.business_name from reports r
         join companies c on c.id = r.company_id where r.id = ${reportId}
       )
@@ -104,11 +106,7 @@ export async function raiseListingChange(
 export async function raisePublicReportWithdrawn(db: Db, publicReportId: string): Promise<void> {
   await insertEvents(
     db,
-    sql`with m as (
-        select w.id, w.company_id, w.label, w.ref from webhook_events e
-        join watchlist_entries w on w.id = e.watchlist_entry_id
-        where e.report_id = ${publicReportId} and e.type = 'watchlist.match'
-      ), r as (
+    sql`with m as (${EARLIER_MATCHES(publicReportId)}), r as (
         select id, fraud_type from public_reports where id = ${publicReportId}
       )
       select m.company_id, 'submission.exited'::text as type, r.id as report_id, m.id as entry_id,

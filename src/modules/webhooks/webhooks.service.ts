@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import type { Crypto } from '../../crypto/load-crypto.js';
 import type { Database, WebhookEndpointStatus, WebhookEndpointsTable } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
@@ -49,6 +49,30 @@ export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Cryp
     const result = await checkNewWebhookUrl(url, allowPrivate);
     if (!result.ok) throw AppError.validation([{ field: 'url', message: result.reason }]);
     return result.target.url.href;
+  }
+
+  /**
+   * Changes an endpoint and records the change in one transaction. An endpoint removed at the same
+   * moment is the 404 it now is (not a 500), with no audit row.
+   */
+  async function changeEndpoint(
+    companyId: string,
+    id: string,
+    set: Updateable<WebhookEndpointsTable>,
+    action: 'webhook_change' | 'webhook_secret',
+    actor: ChangeActor | undefined,
+  ) {
+    return db.transaction().execute(async (trx) => {
+      const changed = await trx
+        .updateTable('webhook_endpoints')
+        .set({ ...set, updated_at: sql`now()` })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+      if (!changed) throw AppError.notFound('Webhook endpoint not found');
+      await recordChange(trx, actor, { companyId, action, subjectId: id });
+      return changed;
+    });
   }
 
   async function own(companyId: string, id: string) {
@@ -120,24 +144,18 @@ export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Cryp
     ) {
       const row = await own(companyId, id);
       const url = input.url === undefined ? undefined : await guard(input.url);
-      const updated = await db.transaction().execute(async (trx) => {
-        const changed = await trx
-          .updateTable('webhook_endpoints')
-          .set({
-            ...(url !== undefined ? { url } : {}),
-            ...(input.events !== undefined ? { events: [...new Set(input.events)] } : {}),
-            ...(input.enabled === true ? { status: 'active' as const, disabled_at: null, failing_since: null } : {}),
-            ...(input.enabled === false ? { status: 'disabled' as const, disabled_at: clock.now() } : {}),
-            updated_at: sql`now()`,
-          })
-          .where('id', '=', row.id)
-          .returningAll()
-          .executeTakeFirst();
-        // Removed at the same moment: the 404 it now is, not a 500.
-        if (!changed) throw AppError.notFound('Webhook endpoint not found');
-        await recordChange(trx, actor, { companyId, action: 'webhook_change', subjectId: row.id });
-        return changed;
-      });
+      const updated = await changeEndpoint(
+        companyId,
+        row.id,
+        {
+          ...(url !== undefined ? { url } : {}),
+          ...(input.events !== undefined ? { events: [...new Set(input.events)] } : {}),
+          ...(input.enabled === true ? { status: 'active' as const, disabled_at: null, failing_since: null } : {}),
+          ...(input.enabled === false ? { status: 'disabled' as const, disabled_at: clock.now() } : {}),
+        },
+        'webhook_change',
+        actor,
+      );
       return toView(updated);
     },
 
@@ -156,23 +174,18 @@ export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Cryp
       const row = await own(companyId, id);
       const secret = newWebhookSecret();
       const current = crypto.keyring.open(row.secret_token, secretContext(companyId, row.id));
-      const updated = await db.transaction().execute(async (trx) => {
-        const changed = await trx
-          .updateTable('webhook_endpoints')
-          .set({
-            secret_token: crypto.keyring.seal(secret, secretContext(companyId, row.id)),
-            previous_secret_token:
-              overlapHours > 0 ? crypto.keyring.seal(current, secretContext(companyId, row.id, PREVIOUS_SECRET_LABEL)) : null,
-            previous_secret_until: overlapHours > 0 ? new Date(clock.now().getTime() + overlapHours * 3600_000) : null,
-            updated_at: sql`now()`,
-          })
-          .where('id', '=', row.id)
-          .returningAll()
-          .executeTakeFirst();
-        if (!changed) throw AppError.notFound('Webhook endpoint not found');
-        await recordChange(trx, actor, { companyId, action: 'webhook_secret', subjectId: row.id });
-        return changed;
-      });
+      const updated = await changeEndpoint(
+        companyId,
+        row.id,
+        {
+          secret_token: crypto.keyring.seal(secret, secretContext(companyId, row.id)),
+          previous_secret_token:
+            overlapHours > 0 ? crypto.keyring.seal(current, secretContext(companyId, row.id, PREVIOUS_SECRET_LABEL)) : null,
+          previous_secret_until: overlapHours > 0 ? new Date(clock.now().getTime() + overlapHours * 3600_000) : null,
+        },
+        'webhook_secret',
+        actor,
+      );
       return { ...toView(updated), secret };
     },
 
