@@ -214,6 +214,13 @@ describe('escalation and the operators', () => {
     expect((await post(disputer.apiKey, `${DISPUTES}/${dispute.id}/escalate`)).statusCode).toBe(409);
     const queue = await t.app.inject({ url: '/api/v1/admin/disputes?status=escalated', headers: key(operator.apiKey) });
     expect(queue.json().data.data.map((d: { id: string }) => d.id)).toContain(dispute.id);
+    // Parameters the operators' list does not declare are ignored, whatever they hold (one was a 500).
+    const undeclared = await t.app.inject({
+      url: '/api/v1/admin/disputes?status=escalated&companyId=zz&side=raised',
+      headers: key(operator.apiKey),
+    });
+    expect(undeclared.statusCode).toBe(200);
+    expect(undeclared.json().data).toEqual(queue.json().data);
     expect(
       (await post(disputer.apiKey, `/api/v1/admin/disputes/${dispute.id}/decide`, { outcome: 'keep', reason: 'x'.repeat(20) }))
         .statusCode,

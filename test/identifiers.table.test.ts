@@ -46,6 +46,9 @@ const TABLES: Record<IdentifierLabel, { accepted: [string, string][]; rejected: 
       ['00102467801 access-bank', 'Account number must be 10 digits (NUBAN)'],
       ['0010246781 access-bank', 'Account number is not a valid NUBAN for Access Bank (its check digit does not match)'],
       ['0010246780_Access Bank', 'Unknown bank slug; see GET /api/v1/meta-data/banks'],
+      // Digits where the slug goes may be another identifier: never said back.
+      ['0010246780_0010246781', 'Unknown bank slug; see GET /api/v1/meta-data/banks'],
+      ['0010246780_0803-123-4567', 'Unknown bank slug; see GET /api/v1/meta-data/banks'],
       [
         '0010246780_',
         'Account is missing its bank slug; write it as <10-digit account number>_<bank slug>, for example 0123456789_access-bank',

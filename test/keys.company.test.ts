@@ -53,6 +53,23 @@ describe("a company admin manages the company's own API keys", () => {
     expect((await post(`${KEYS}/${forever.id}/rotate`, company.apiKey, { graceHours: 0 })).json().data.key.expiresAt).toBeNull();
   });
 
+  it('rotates a key again once its replacement is revoked in the grace period, and never lengthens the grace', async () => {
+    const first = (await post(KEYS, company.apiKey)).json().data;
+    const rotated = (await post(`${KEYS}/${first.key.id}/rotate`, company.apiKey, { graceHours: 2 })).json().data;
+    const graceEnd = rotated.previous.expiresAt;
+    // While the replacement works, the old key is rotated through it.
+    const twice = await post(`${KEYS}/${first.key.id}/rotate`, company.apiKey);
+    expect(twice.statusCode).toBe(409);
+    expect(twice.json().message).toBe('The API key has already been rotated; rotate its replacement');
+    expect((await post(`${KEYS}/${rotated.key.id}/revoke`, company.apiKey)).statusCode).toBe(200);
+    // The replacement revoked, the old key (still working) gets a new one instead of a dead end.
+    expect(await works(first.apiKey)).toBe(200);
+    const again = await post(`${KEYS}/${first.key.id}/rotate`, company.apiKey, { graceHours: 24 });
+    expect(again.statusCode).toBe(201);
+    expect(again.json().data.previous).toMatchObject({ replacedBy: again.json().data.key.id, expiresAt: graceEnd });
+    expect(await works(again.json().data.apiKey)).toBe(200);
+  });
+
   it("answers another company's key exactly like a random id, and leaves it working", async () => {
     const random = '3f1c0c7e-6a7b-4c5d-9e8f-0a1b2c3d4e5f';
     for (const action of ['rotate', 'revoke']) {

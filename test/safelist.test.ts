@@ -38,7 +38,14 @@ describe('the safelist', () => {
     const existing = await createReport(t, company.apiKey, { identifiers: [{ label: 'phone', value: phone }] });
     const added = await safelistPhone(phone);
     expect(added.reportsToReview).toEqual([
-      { id: existing.id, companyId: company.companyId, kind: 'report', status: 'published', listingStatus: 'listed' },
+      {
+        id: existing.id,
+        companyId: company.companyId,
+        kind: 'report',
+        status: 'published',
+        listingStatus: 'listed',
+        reference: null,
+      },
     ]);
     const read = await t.app.inject({ url: `${SUBMISSIONS}/${existing.id}`, headers: key(company.apiKey) });
     expect(read.json().data.report.listingStatus).toBe('listed');
@@ -118,7 +125,15 @@ describe('the safelist', () => {
     const phone = uniquePhone();
     const id = await filePublicReport(t, phone);
     const added = await safelistPhone(phone);
-    expect(added.reportsToReview).toEqual([expect.objectContaining({ id, kind: 'public_report', status: 'draft' })]);
+    expect(added.reportsToReview).toEqual([
+      // The reference its filer holds, by which the moderation page finds it.
+      expect.objectContaining({
+        id,
+        kind: 'public_report',
+        status: 'draft',
+        reference: `${id.slice(0, 4)}-${id.slice(4, 8)}`.toUpperCase(),
+      }),
+    ]);
     const publish = await t.app.inject({ method: 'POST', url: `${ADMIN}/${id}/publish`, headers: key(operator.apiKey) });
     expect(publish.statusCode).toBe(422);
     expect(publish.json().data).toMatchObject({ code: 'IDENTIFIER_SAFELISTED', errors: [{ field: 'identifiers/0/value' }] });

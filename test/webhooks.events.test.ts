@@ -9,6 +9,7 @@ import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
 const ALL_EVENTS = [
   'watchlist.match',
   'public_report.published',
+  'public_report.withdrawn',
   'submission.exited',
   'submission.relisted',
   'submission.disputed',
@@ -180,6 +181,9 @@ describe('webhook events from the outbox, verified by the standardwebhooks packa
     await deliver();
     const matched = (path: string) => receiver.at(path, 'watchlist.match').filter((r) => r.json.data.report?.id === publicId);
     expect([matched('/watcher').length, matched('/bank').length]).toEqual([1, 1]);
+    // The bank linked to Access Bank (the test above) was told of the publication.
+    const told = receiver.at('/bank', 'public_report.published').filter((r) => r.json.data.publicReport?.id === publicId);
+    expect(told).toHaveLength(1);
     // An entry its member stopped watching before the takedown hears nothing more.
     const unwatched = await t.app.inject({
       method: 'DELETE',
@@ -205,6 +209,12 @@ describe('webhook events from the outbox, verified by the standardwebhooks packa
       report: { id: publicId, kind: 'public_report', fraudType: 'romance_fraud', reportingCompany: null },
     });
     expect(receiver.at('/bank', 'submission.exited').filter((r) => r.json.data.report?.id === publicId)).toHaveLength(0);
+    // The bank told of the publication is told of the takedown, with what it was told then; the
+    // watcher, not linked to the bank, is not.
+    const withdrawn = receiver.at('/bank', 'public_report.withdrawn');
+    expect(withdrawn.map((r) => r.json.data)).toEqual([{ publicReport: told[0]?.json.data.publicReport }]);
+    expect(receiver.at('/watcher', 'public_report.withdrawn')).toHaveLength(0);
+    expect(JSON.stringify(withdrawn[0]?.json)).not.toContain(phone.slice(-7));
     // The payload names no value: the phone is nowhere in what was sent.
     expect(JSON.stringify(exited[0]?.json)).not.toContain(phone.slice(-7));
   });

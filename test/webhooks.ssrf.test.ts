@@ -33,6 +33,7 @@ describe('webhook URLs: no server-side request forgery', () => {
     ['link-local IPv6', 'https://[fe80::1]/x', 'linkLocal'],
     ['cloud metadata', 'https://169.254.169.254/latest/meta-data', 'metadata'],
     ['IPv4-mapped private', 'https://[::ffff:10.0.0.1]/x', 'private'],
+    ['IPv4-compatible loopback', 'https://[::127.0.0.1]/x', 'IPv4-compatible'],
     ['carrier-grade NAT', 'https://100.64.1.1/x', 'carrierGradeNat'],
     ['unspecified', 'https://0.0.0.0/x', 'unspecified'],
     ['credentials in the URL', 'https://user:pw@8.8.8.8/x', 'credentials'],
@@ -89,5 +90,13 @@ describe('webhook URLs: no server-side request forgery', () => {
     expect(refusedAddressReason('fd00:ec2::254')).toMatch(/metadata/);
     expect(refusedAddressReason('::ffff:127.0.0.1')).toMatch(/loopback/);
     expect(refusedAddressReason('224.0.0.1')).toMatch(/multicast/);
+    // IPv4-compatible (::/96) is "unicast" to ipaddr.js, yet may reach the IPv4 address inside. These
+    // are the forms a URL's host and a DNS answer take (the URL parser writes [::127.0.0.1] as
+    // [::7f00:1]); even a public IPv4 address inside is refused, as the range is deprecated.
+    for (const address of ['::7f00:1', '::a00:1', '::a9fe:a9fe', '::808:808']) {
+      expect(refusedAddressReason(address), address).toBe('is an IPv4-compatible IPv6 address (::/96, deprecated)');
+    }
+    expect(refusedAddressReason('::')).toMatch(/unspecified/);
+    expect(refusedAddressReason('::1')).toMatch(/loopback/);
   });
 });

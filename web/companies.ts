@@ -145,10 +145,7 @@ export function initCompanies(): void {
     // moderation page finds; a member's report by the start of its id.
     byId('safelist-review').replaceChildren(
       ...toReview.map((r) => {
-        const name =
-          r.kind === 'public_report'
-            ? `Public report ${`${r.id.slice(0, 4)}-${r.id.slice(4, 8)}`.toUpperCase()}`
-            : `Member report ${r.id.slice(0, 8)}`;
+        const name = r.reference ? `Public report ${r.reference}` : `Member report ${r.id.slice(0, 8)}`;
         const standing = r.status === 'draft' ? 'draft' : r.listingStatus === 'exited' ? 'off the list' : r.status;
         return Object.assign(document.createElement('li'), { textContent: `${name} · ${standing}` });
       }),

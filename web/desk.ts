@@ -100,7 +100,8 @@ api.use({
 });
 
 /** Company users file and manage reports; operator users moderate; a company admin also runs the team. Each sees only their own pages. */
-function setSide(user: { companyId: string | null; role: string }): void {
+function setSide(user: { companyId: string | null; role: string }, member: { name: string }): void {
+  byId('member-name').textContent = member.name;
   viewer.companyId = user.companyId;
   viewer.role = user.role;
   document.body.dataset.side = user.companyId ? 'company' : 'operator';
@@ -128,7 +129,7 @@ async function start(): Promise<void> {
   }
   const { data } = await api.GET('/api/v1/auth/me');
   if (!data) return show('sign-in');
-  setSide(data.data.user);
+  setSide(data.data.user, data.data.member);
   if (data.data.totpEnrolmentRequired) return enrol();
   show('search');
 }
@@ -137,22 +138,30 @@ async function start(): Promise<void> {
 onSubmitOnce(byId<HTMLFormElement>('sign-in-form'), async (event) => {
   event.preventDefault();
   const totp = byId<HTMLInputElement>('totp').value.trim();
+  const memberId = document.querySelector<HTMLInputElement>('input[name="member"]:checked')?.value;
   const { data, error } = await api.POST('/api/v1/auth/sign-in', {
     body: {
       email: byId<HTMLInputElement>('email').value,
       password: byId<HTMLInputElement>('password').value,
       ...(totp ? { totp } : {}),
+      ...(memberId ? { memberId } : {}),
     },
   });
   const form = byId('sign-in-form');
   if (data) {
-    setSide(data.data.user);
+    setSide(data.data.user, data.data.member);
     notice.textContent = '';
     byId<HTMLInputElement>('password').value = '';
     byId<HTMLInputElement>('totp').value = '';
+    forgetMemberChoice();
     return data.data.totpEnrolmentRequired ? enrol() : show('search');
   }
   const code = (error as { data?: { code?: string } } | undefined)?.data?.code;
+  if (code === 'MEMBER_CHOICE_REQUIRED') {
+    offerMembers((error as { data: { members?: MemberChoice[] } }).data.members ?? []);
+    byId('sign-in-message').textContent = 'Choose the member, then sign in again.';
+    return;
+  }
   if (code === 'TOTP_REQUIRED') {
     byId('totp-box').hidden = false;
     byId('sign-in-message').textContent = 'Enter the code from your authenticator app.';
@@ -161,6 +170,39 @@ onSubmitOnce(byId<HTMLFormElement>('sign-in-form'), async (event) => {
   }
   showFieldErrors(form, error, byId('sign-in-message'));
 });
+
+// An address with accounts at several members: the service names those the password opened
+// (decision 0121); the person picks one. A new address or password asks afresh.
+interface MemberChoice {
+  memberId: string;
+  name: string;
+}
+
+function offerMembers(members: MemberChoice[]): void {
+  const choices = byId('member-choices');
+  choices.replaceChildren(
+    ...members.map((member, index) => {
+      const label = document.createElement('label');
+      label.className = 'choice';
+      const radio = document.createElement('input');
+      radio.type = 'radio';
+      radio.name = 'member';
+      radio.value = member.memberId;
+      radio.checked = index === 0;
+      label.append(radio, ` ${member.name}`);
+      return label;
+    }),
+  );
+  byId('member-box').hidden = false;
+  choices.querySelector<HTMLInputElement>('input')?.focus();
+}
+
+function forgetMemberChoice(): void {
+  byId('member-choices').replaceChildren();
+  byId('member-box').hidden = true;
+}
+
+for (const id of ['email', 'password']) byId(id).addEventListener('input', forgetMemberChoice);
 
 // Accepting an invitation: the name and password chosen here, then the usual sign-in.
 onSubmitOnce(byId<HTMLFormElement>('accept-form'), async (event) => {

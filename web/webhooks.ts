@@ -5,6 +5,7 @@ import { actionButton, api, byId, clearFieldErrors, factPairs, onSubmitOnce, sho
 const EVENTS: [string, string][] = [
   ['watchlist.match', 'A report names someone on your watchlist'],
   ['public_report.published', 'A public report names your institution'],
+  ['public_report.withdrawn', 'A public report that named your institution is taken down'],
   ['submission.exited', 'A report that matched your watchlist leaves the list or is taken down'],
   ['submission.relisted', 'A report that matched your watchlist returns to the list'],
   ['submission.disputed', 'One of your reports is disputed (answer it before its deadline)'],
@@ -13,6 +14,7 @@ const EVENTS: [string, string][] = [
 const EVENT_SHORT: Record<string, string> = {
   'watchlist.match': 'Watchlist match',
   'public_report.published': 'Public report names you',
+  'public_report.withdrawn': 'Public report taken down',
   'submission.exited': 'Report left the list',
   'submission.relisted': 'Report back on the list',
   'submission.disputed': 'Your report disputed',

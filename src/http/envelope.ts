@@ -28,6 +28,11 @@ export const ErrorEnvelope = Type.Object(
       ),
       errorCount: Type.Optional(Type.Integer({ description: 'How many field errors there were; `errors` lists the first 20' })),
       retryAfter: Type.Optional(Type.Integer()),
+      members: Type.Optional(
+        Type.Array(Type.Object({ memberId: Type.String({ format: 'uuid' }), name: Type.String() }), {
+          description: 'MEMBER_CHOICE_REQUIRED: the members whose account the password opened; send one as memberId',
+        }),
+      ),
     }),
   },
   { $id: 'ErrorEnvelope', description: 'Every error: the machine code, the request id to quote, and field errors for a 400' },
@@ -190,6 +195,7 @@ export function errorBody(request: FastifyRequest, error: AppError): ErrorBody {
         ? { errors: error.details.errors.slice(0, MAX_LISTED_ERRORS), errorCount: error.details.errors.length }
         : {}),
       ...(error.details.retryAfter !== undefined ? { retryAfter: error.details.retryAfter } : {}),
+      ...(error.details.members ? { members: error.details.members } : {}),
     },
   };
 }

@@ -16,6 +16,8 @@ export const ERROR_STATUS = {
   NOT_FOUND: 404,
   REQUEST_TIMEOUT: 408,
   INVALID_STATE: 409,
+  /** Sign-in: the password opens accounts at several members; `data.members` names them. */
+  MEMBER_CHOICE_REQUIRED: 409,
   IDEMPOTENCY_IN_FLIGHT: 409,
   COMPANY_NAME_TAKEN: 409,
   PRECONDITION_FAILED: 412,
@@ -40,6 +42,12 @@ export interface FieldError {
   message: string;
 }
 
+/** A member a person may sign in to: offered only after the password proved the account. */
+export interface MemberChoice {
+  memberId: string;
+  name: string;
+}
+
 /** The one error type of the service. Routes and services throw it; the error handler renders it. */
 export class AppError extends Error {
   readonly status: number;
@@ -47,7 +55,7 @@ export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details: { errors?: FieldError[]; retryAfter?: number } = {},
+    readonly details: { errors?: FieldError[]; retryAfter?: number; members?: MemberChoice[] } = {},
   ) {
     super(message);
     this.status = ERROR_STATUS[code];

@@ -51,7 +51,9 @@ export function normalizeAccount(raw: string, banks: BankDirectory, purpose: Pur
   const bank = banks.get(slug);
   if (!bank) {
     return rejected(
-      SLUG_SHAPE.test(slug) && slug.length <= 64
+      // Said back only when it reads as a bank's name: digits after the underscore may be a second
+      // account number or a phone number pasted there, and no identifier is repeated in an error.
+      SLUG_SHAPE.test(slug) && slug.length <= 64 && /[a-z]/.test(slug)
         ? `Unknown bank slug "${slug}"; ${BANK_LIST_HINT}`
         : `Unknown bank slug; ${BANK_LIST_HINT}`,
     );

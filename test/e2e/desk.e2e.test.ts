@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../src/modules/users/totp.js';
-import { invite, PASSWORD, testClock } from '../helpers/people.js';
+import { accept, invite, PASSWORD, testClock } from '../helpers/people.js';
 import { createCompany, key } from '../helpers/principals.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { engine } from '../helpers/test-database.js';
@@ -563,5 +563,37 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
       headers: { cookie: `redflag_session=${session?.value}` },
     });
     expect(reuse.statusCode).toBe(401);
+  });
+
+  it('asks a person with accounts at two members which one, and then says whose desk it is', async () => {
+    const beta = await createCompany(t, { businessName: 'Beta Bank' });
+    const email = `consultant.${randomBytes(4).toString('hex')}@bank.example`;
+    for (const companyId of [company.companyId, beta.companyId]) {
+      const invited = await invite(t, { companyId }, 'analyst', email);
+      expect((await accept(t, invited.token)).statusCode).toBe(200);
+    }
+    const other = await (await browser.newContext({ viewport: { width: 360, height: 780 } })).newPage();
+    await other.goto(base);
+    await other.fill('#email', email);
+    await other.fill('#password', PASSWORD);
+    await other.press('#password', 'Enter');
+    await expect.poll(() => other.isVisible('#member-box')).toBe(true);
+    expect(await other.locator('#member-choices label').allTextContents()).toEqual([' Acme Microfinance Bank', ' Beta Bank']);
+    expect(await other.evaluate(() => (document.activeElement as HTMLInputElement).name)).toBe('member');
+    expect(await seriousViolations(other)).toEqual([]);
+    expect(await fitsWidth(other)).toBe(true);
+    await screenshot(other, 'sign-in-choose-member');
+    // Another address forgets the choice, so it is never sent for someone else.
+    await other.fill('#email', `other.${email}`);
+    expect(await other.isVisible('#member-box')).toBe(false);
+    await other.fill('#email', email);
+    await other.press('#password', 'Enter');
+    await expect.poll(() => other.isVisible('#member-box')).toBe(true);
+    // By keyboard: the arrow moves to the second member, Enter signs in there.
+    await other.keyboard.press('ArrowDown');
+    await other.keyboard.press('Enter');
+    await expect.poll(() => other.isVisible('#view-search')).toBe(true);
+    expect(await other.textContent('#member-name')).toBe('Beta Bank');
+    await other.context().close();
   });
 });

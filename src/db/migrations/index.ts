@@ -24,6 +24,7 @@ import * as reportsExitedByDispute from './2026_11_28_0022_reports_exited_by_dis
 import * as reportsExitedByOperator from './2026_11_28_0024_reports_exited_by_operator.js';
 import * as auditSubject from './2026_11_28_0025_audit_subject.js';
 import * as publicReportsCompanyHasNoPeople from './2026_11_28_0026_public_reports_company_has_no_people.js';
+import * as accountsPerMember from './2026_11_28_0027_accounts_per_member.js';
 
 /**
  * Every migration, by name; names sort in the order they run. A landed migration is never
@@ -55,4 +56,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0024_reports_exited_by_operator': reportsExitedByOperator,
   '2026_11_28_0025_audit_subject': auditSubject,
   '2026_11_28_0026_public_reports_company_has_no_people': publicReportsCompanyHasNoPeople,
+  '2026_11_28_0027_accounts_per_member': accountsPerMember,
 };

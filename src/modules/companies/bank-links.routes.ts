@@ -26,7 +26,7 @@ export const bankLinkRoutes: RoutesPlugin<{ bankLinks: BankLinksService }> = asy
         tags: ['companies'],
         summary: 'Link a company to the bank-list entry it is',
         description:
-          'A published public report whose `financialInstitution` names this bank (by name or slug) then sends `public_report.published` to the company. One company per bank.',
+          'A published public report whose `financialInstitution` names this bank (by name or slug) then sends `public_report.published` to the company (and `public_report.withdrawn` if an operator takes it down). One company per bank.',
         params: CompanyIdParams,
         body: LinkBankBody,
         response: { 200: BankLinkResponse, ...errorResponses(404, 409) },

@@ -4,6 +4,7 @@ import { AppError } from '../../http/errors.js';
 import { isUuid } from '../ids.js';
 import type { KeyEvents } from '../keys/key-events.js';
 import { type ApiKeyView, issueApiKey } from '../keys/keys.service.js';
+import { unseenProblem, visibleLength } from '../trimmed-text.js';
 import {
   type CompanyRow,
   countCompanies,
@@ -62,7 +63,10 @@ export function createCompaniesService({ db, events }: { db: Kysely<Database>; e
       allowDuplicate?: boolean | undefined;
     }): Promise<{ company: CompanyView; key: ApiKeyView; apiKey: string }> {
       const businessName = input.businessName.trim().replace(/\s+/g, ' ');
-      if (businessName.length === 0 || businessName.length > MAX_BUSINESS_NAME_LENGTH) {
+      // Shown to every member beside each report: it must be there to see, and read as it is written.
+      const problem = unseenProblem(businessName);
+      if (problem) throw AppError.validation([{ field: 'businessName', message: problem }]);
+      if (visibleLength(businessName) === 0 || businessName.length > MAX_BUSINESS_NAME_LENGTH) {
         throw AppError.validation([{ field: 'businessName', message: `must be 1 to ${MAX_BUSINESS_NAME_LENGTH} characters` }]);
       }
       const rateLimitPerMinute = input.rateLimitPerMinute ?? null;

@@ -61,8 +61,13 @@ export const disputesRoutes: RoutesPlugin<{ disputes: DisputesService }> = async
         response: { 200: DisputesResponse },
       },
     },
-    async (request) =>
-      ok(await disputes.list({ ...request.query, companyId: actorOf(request).companyId }), 'Disputes fetched successfully'),
+    async (request) => {
+      const { side, status, page, limit } = request.query;
+      return ok(
+        await disputes.list({ side, status, page, limit, companyId: actorOf(request).companyId }),
+        'Disputes fetched successfully',
+      );
+    },
   );
 
   app.get(
@@ -142,7 +147,12 @@ export const disputesRoutes: RoutesPlugin<{ disputes: DisputesService }> = async
         response: { 200: DisputesResponse },
       },
     },
-    async (request) => ok(await disputes.list(request.query), 'Disputes fetched successfully'),
+    async (request) => {
+      // The declared filters only: an undeclared parameter is ignored (API.md), and `companyId` or
+      // `side` passed through would filter by a value no schema checked (a 500 for a non-uuid).
+      const { status, page, limit } = request.query;
+      return ok(await disputes.list({ status, page, limit }), 'Disputes fetched successfully');
+    },
   );
 
   app.post(

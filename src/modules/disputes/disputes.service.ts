@@ -10,7 +10,7 @@ import { isUuid } from '../ids.js';
 import { REPORT_LIMITS } from '../reports/report-values.js';
 import * as reports from '../reports/reports.repository.js';
 import type { Actor } from '../reports/reports.service.js';
-import { trimmedText } from '../trimmed-text.js';
+import { freeTextError, trimmedText } from '../trimmed-text.js';
 import type { ReportAttachments } from '../uploads/attachments.js';
 import { DISPUTE_LIMITS, type DisputeStep, nextStatus } from './dispute-states.js';
 import * as repo from './disputes.repository.js';
@@ -194,12 +194,8 @@ export function createDisputesService(deps: {
           );
       }
       const reason = input.reason.trim();
-      if (reason.length < DISPUTE_LIMITS.reasonMin) {
-        errors.push({
-          field: 'reason',
-          message: `must be at least ${DISPUTE_LIMITS.reasonMin} characters, not counting spaces at either end`,
-        });
-      }
+      const reasonError = freeTextError('reason', reason, DISPUTE_LIMITS.reasonMin);
+      if (reasonError) errors.push(reasonError);
       if (errors.length > 0) throw AppError.validation(errors);
 
       const now = clock.now();

@@ -163,7 +163,12 @@ export function createKeysService({ db, events }: { db: Kysely<Database>; events
         const view = toKeyView(old);
         if (view.status !== 'active')
           throw new AppError('INVALID_STATE', `The API key is ${view.status}; issue a new key instead`);
-        if (old.replaced_by) throw new AppError('INVALID_STATE', 'The API key has already been rotated; rotate its replacement');
+        // A replacement revoked (or expired) since leaves the old key, still in its grace period, with
+        // no successor: it may be rotated again, and its grace never grows (retireApiKey).
+        const replacement = old.replaced_by ? await findApiKeyById(trx, old.replaced_by) : undefined;
+        if (replacement && toKeyView(replacement).status === 'active') {
+          throw new AppError('INVALID_STATE', 'The API key has already been rotated; rotate its replacement');
+        }
         const owner: KeyOwner =
           old.role === 'company'
             ? { role: 'company', companyId: old.company_id as string }

@@ -32,6 +32,9 @@ const ToReview = Type.Object({
   kind: StringEnum(['report', 'public_report'] as const),
   status: Type.String(),
   listingStatus: Nullable(Type.String()),
+  reference: Nullable(
+    Type.String({ description: "A public report's reference (3F0C-2A1E), the one its filer holds; null for a member's report" }),
+  ),
 });
 
 export const safelistRoutes: RoutesPlugin<{ safelist: SafelistService }> = async (app, { safelist }) => {

@@ -7,6 +7,7 @@ import { AppError } from '../../http/errors.js';
 import { type BankDirectory, type IdentifierLabel, normalizeIdentifier } from '../../identifiers/normalize.js';
 import { recordAudit } from '../audit/audit.repository.js';
 import { isUuid } from '../ids.js';
+import { referenceOf } from '../public-reports/reference.js';
 import { findSafelisted, type IndexPair, reportsCarrying, safelistedOfReport } from './safelist.repository.js';
 
 const SAFELISTED = 'is on the safelist: this identifier must never be listed';
@@ -107,6 +108,7 @@ export function createSafelistService(deps: { db: Kysely<Database>; crypto: Pick
           kind: r.kind,
           status: r.status,
           listingStatus: r.listing_status,
+          reference: r.kind === 'public_report' ? referenceOf(r.id) : null,
         })),
       };
     },

@@ -42,9 +42,10 @@ export const authRoutes: RoutesPlugin<{ sessions: SessionsService; users: UsersS
         summary: 'Sign in with e-mail, password and (once enrolled) a TOTP code',
         description:
           'Sets the session cookie (HttpOnly, SameSite=Strict). 401 INVALID_CREDENTIALS for a wrong e-mail or password alike; ' +
-          '401 TOTP_REQUIRED when a code is needed; 429 after repeated failures.',
+          '401 TOTP_REQUIRED when a code is needed; 409 MEMBER_CHOICE_REQUIRED when the password opens accounts at ' +
+          'several members (`data.members` names them; send one as `memberId`); 429 after repeated failures.',
         body: SignInBody,
-        response: { 200: SignInResponse, ...errorResponses(401, 403, 429) },
+        response: { 200: SignInResponse, ...errorResponses(401, 403, 409, 429) },
       },
     },
     async (request, reply) => {
@@ -56,8 +57,8 @@ export const authRoutes: RoutesPlugin<{ sessions: SessionsService; users: UsersS
         sameSite: 'strict',
         expires: signedIn.expiresAt,
       });
-      const { user, expiresAt, totpEnrolmentRequired } = signedIn;
-      return ok({ user, expiresAt: expiresAt.toISOString(), totpEnrolmentRequired }, 'Signed in');
+      const { user, member, expiresAt, totpEnrolmentRequired } = signedIn;
+      return ok({ user, member, expiresAt: expiresAt.toISOString(), totpEnrolmentRequired }, 'Signed in');
     },
   );
 
@@ -99,9 +100,9 @@ export const authRoutes: RoutesPlugin<{ sessions: SessionsService; users: UsersS
       schema: { tags, summary: 'The signed-in user', security: session, response: { 200: MeResponse } },
     },
     async (request) => {
-      const user = await sessions.me(sessionUserOf(request).userId);
+      const { user, member } = await sessions.me(sessionUserOf(request).userId);
       const totpEnrolmentRequired = !user.totpEnrolled && sessions.needsTotp({ role: user.role, operator_id: user.operatorId });
-      return ok({ user, totpEnrolmentRequired }, 'Signed-in user');
+      return ok({ user, member, totpEnrolmentRequired }, 'Signed-in user');
     },
   );
 

@@ -18,11 +18,26 @@ export interface SessionPolicy {
   totpRequiredForAll: boolean;
 }
 
+export interface SignInInput {
+  email: string;
+  password: string;
+  totp?: string | undefined;
+  /** The company (or operators) to sign in to, needed only when the password opens accounts at several. */
+  memberId?: string | undefined;
+}
+
+/** The company (or operators) an account belongs to. */
+export interface Member {
+  id: string;
+  name: string;
+}
+
 export interface SignedIn {
   /** The cookie's value: shown to the browser only, stored as a hash. */
   token: string;
   expiresAt: Date;
   user: UserView;
+  member: Member;
   totpEnrolmentRequired: boolean;
 }
 
@@ -57,6 +72,32 @@ export function createSessionsService(deps: {
     return step !== undefined && (await repo.advanceTotpStep(db, user.id, step));
   }
 
+  /**
+   * The one account of the address that the password opens. An address may have an account at
+   * several members (decision 0121): each is tried, and when the password opens more than one the
+   * person is asked which member, naming only those (they have just proved they hold them). An
+   * unknown address costs one argon2 verification too: same answer, same time.
+   */
+  async function accountOpened(input: SignInInput): Promise<repo.AccountRow | undefined> {
+    const accounts = (await repo.findLiveAccountsByEmail(db, input.email.trim().toLowerCase())).filter(
+      (account) => input.memberId === undefined || ownerOf(account) === input.memberId.toLowerCase(),
+    );
+    if (accounts.length === 0) {
+      await verifyPassword(await dummyPasswordHash(), input.password);
+      return undefined;
+    }
+    const opened: repo.AccountRow[] = [];
+    for (const account of accounts) {
+      if (account.password_hash && (await verifyPassword(account.password_hash, input.password))) opened.push(account);
+    }
+    if (opened.length > 1) {
+      throw new AppError('MEMBER_CHOICE_REQUIRED', 'This address has an account at more than one member; choose one', {
+        members: opened.map((account) => ({ memberId: ownerOf(account), name: account.owner_name })),
+      });
+    }
+    return opened[0];
+  }
+
   async function requireActiveUser(userId: string): Promise<repo.UserRow> {
     const user = await repo.findUser(db, userId);
     if (user?.status !== 'active') throw new AppError('SESSION_INVALID', 'Sign in again');
@@ -64,16 +105,13 @@ export function createSessionsService(deps: {
   }
 
   return {
-    async signIn(input: { email: string; password: string; totp?: string | undefined }, address: string): Promise<SignedIn> {
+    async signIn(input: SignInInput, address: string): Promise<SignedIn> {
       const retryAfter = await throttle.retryAfter(input.email, address);
       if (retryAfter !== undefined) {
         throw new AppError('RATE_LIMITED', `Too many failed sign-ins; retry in ${retryAfter} s`, { retryAfter });
       }
-      const user = await repo.findLiveUserByEmail(db, input.email.trim().toLowerCase());
-      // An unknown address costs one argon2 verification too: same answer, same time.
-      const hash = user?.password_hash ?? (await dummyPasswordHash());
-      const passwordOk = (await verifyPassword(hash, input.password)) && user?.password_hash != null;
-      if (!user || !passwordOk) {
+      const user = await accountOpened(input);
+      if (!user) {
         await throttle.recordFailure(input.email, address);
         throw new AppError('INVALID_CREDENTIALS', 'The e-mail address or password is wrong');
       }
@@ -104,6 +142,7 @@ export function createSessionsService(deps: {
         token,
         expiresAt,
         user: toUserView(user),
+        member: { id: ownerOf(user), name: user.owner_name },
         totpEnrolmentRequired: !user.totp_confirmed_at && needsTotp(user, policy),
       };
     },
@@ -134,8 +173,9 @@ export function createSessionsService(deps: {
       await sessions.deleteUserSessions(db, userId);
     },
 
-    async me(userId: string): Promise<UserView> {
-      return toUserView(await requireActiveUser(userId));
+    async me(userId: string): Promise<{ user: UserView; member: Member }> {
+      const user = await requireActiveUser(userId);
+      return { user: toUserView(user), member: { id: ownerOf(user), name: await repo.memberNameOf(db, user) } };
     },
 
     /** Starts (or restarts, until confirmed) TOTP enrolment: the secret is sealed like an identifier. */

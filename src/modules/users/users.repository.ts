@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { Database, UsersTable } from '../../db/schema.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -8,8 +8,60 @@ export async function insertUser(db: Db, user: Pick<UserRow, 'company_id' | 'ope
   return db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function findLiveUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('email', '=', email).where('status', '<>', 'removed').executeTakeFirst();
+/** The live account of an address at one member (a company or the operators), if there is one. */
+export async function findLiveUserByEmail(db: Db, email: string, ownerId: string): Promise<UserRow | undefined> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('email', '=', email)
+    .where('status', '<>', 'removed')
+    .where(sql<string>`coalesce(company_id, operator_id)`, '=', ownerId)
+    .executeTakeFirst();
+}
+
+/**
+ * The same, after taking a transaction lock on the address at that member: of two invitations of
+ * one address at once, the second waits, finds the first and is a 409, not a unique-index failure.
+ */
+export async function lockAndFindLiveUser(trx: Transaction<Database>, email: string, ownerId: string) {
+  await sql`select pg_advisory_xact_lock(hashtext(${`user-email:${ownerId}:${email}`}))`.execute(trx);
+  return findLiveUserByEmail(trx, email, ownerId);
+}
+
+export type AccountRow = UserRow & { owner_name: string };
+
+/**
+ * Every live account of an address, at every member, with the member's name: sign-in's candidates.
+ * Oldest first, so the order a person is offered stays the same. The limit only bounds the work a
+ * sign-in can cause (an argon2 check per account); no one works at fifty members.
+ */
+export async function findLiveAccountsByEmail(db: Db, email: string): Promise<AccountRow[]> {
+  return db
+    .selectFrom('users')
+    .leftJoin('companies', 'companies.id', 'users.company_id')
+    .leftJoin('operators', 'operators.id', 'users.operator_id')
+    .selectAll('users')
+    .select(sql<string>`coalesce(companies.business_name, operators.name)`.as('owner_name'))
+    .where('users.email', '=', email)
+    .where('users.status', '<>', 'removed')
+    .orderBy('users.created_at')
+    .orderBy('users.id')
+    .limit(MAX_ACCOUNTS_PER_ADDRESS)
+    .execute();
+}
+
+export const MAX_ACCOUNTS_PER_ADDRESS = 50;
+
+/** The name of the company (or operators) an account belongs to. */
+export async function memberNameOf(db: Db, row: Pick<UserRow, 'company_id' | 'operator_id'>): Promise<string> {
+  const found = row.company_id
+    ? await db.selectFrom('companies').select('business_name as name').where('id', '=', row.company_id).executeTakeFirst()
+    : await db
+        .selectFrom('operators')
+        .select('name')
+        .where('id', '=', row.operator_id as string)
+        .executeTakeFirst();
+  return found?.name ?? '';
 }
 
 /** A user by id, within a company or the operators when given (another's is simply not found). */

@@ -31,19 +31,33 @@ export const SignInBody = Type.Object(
     email: Email,
     password: Password,
     totp: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'The 6-digit code, or a recovery code' })),
+    memberId: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description:
+          'The company (or operators) to sign in to. Needed only after a 409 MEMBER_CHOICE_REQUIRED, which lists the choices',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
+/** Whose desk this is: a person with accounts at several members needs to see which one they are in. */
+const Member = Type.Object(
+  { id: Type.String({ format: 'uuid' }), name: Type.String() },
+  { description: 'The company (or operators) the account belongs to: its id and name' },
+);
+
 export const SignInResponse = Envelope(
   Type.Object({
     user: User,
+    member: Member,
     expiresAt: DateTime('When the session ends at the latest'),
     totpEnrolmentRequired: Type.Boolean({
       description: 'True: this session can only enrol a second factor (POST /api/v1/auth/totp) until it is confirmed',
     }),
   }),
 );
-export const MeResponse = Envelope(Type.Object({ user: User, totpEnrolmentRequired: Type.Boolean() }));
+export const MeResponse = Envelope(Type.Object({ user: User, member: Member, totpEnrolmentRequired: Type.Boolean() }));
 export const EmptyResponse = Envelope(Type.Object({}));
 
 export const TotpEnrolResponse = Envelope(

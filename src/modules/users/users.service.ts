@@ -94,8 +94,10 @@ export function createUsersService(deps: {
       const at = now();
       const expiresAt = new Date(at.getTime() + deps.invitationTtlMs);
       const user = await db.transaction().execute(async (trx) => {
-        const existing = await repo.findLiveUserByEmail(trx, email.value);
-        if (existing) {
+        // Only this member's own accounts are looked at: whether the address has an account at another
+        // member is that member's business (decision 0121).
+        const ownerId = (input.companyId ?? input.operatorId ?? '').toLowerCase();
+        if (await repo.lockAndFindLiveUser(trx, email.value, ownerId)) {
           throw new AppError('INVALID_STATE', 'A user with this e-mail address already exists');
         }
         const row = await repo.insertUser(trx, {

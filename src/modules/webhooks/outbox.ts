@@ -7,6 +7,7 @@ type Db = Kysely<Database> | Transaction<Database>;
 export const EVENT_TYPES = [
   'watchlist.match',
   'public_report.published',
+  'public_report.withdrawn',
   'submission.exited',
   'submission.relisted',
   'submission.disputed',
@@ -101,9 +102,19 @@ export async function raiseListingChange(
 
 /**
  * A published public report was taken down by an operator: `submission.exited` to each watchlist
- * entry it matched on publication, so a member that flagged a customer on it can clear the flag.
+ * entry it matched on publication, so a member that flagged a customer on it can clear the flag;
+ * and `public_report.withdrawn` to each bank that was told of its publication, with what that
+ * bank was told then (the link may have changed since; the bank heard it, so it hears this).
  */
 export async function raisePublicReportWithdrawn(db: Db, publicReportId: string): Promise<void> {
+  await insertEvents(
+    db,
+    sql`select distinct on (e.company_id) e.company_id, 'public_report.withdrawn'::text as type, e.report_id,
+        null::uuid as entry_id, jsonb_build_object('publicReport', e.payload -> 'publicReport') as payload
+      from webhook_events e
+      where e.report_id = ${publicReportId} and e.type = 'public_report.published'
+      order by e.company_id, e.created_at`,
+  );
   await insertEvents(
     db,
     sql`with m as (${EARLIER_MATCHES(publicReportId)}), r as (

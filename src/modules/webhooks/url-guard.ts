@@ -50,6 +50,11 @@ export function refusedAddressReason(address: string): string | null {
     return 'is a cloud metadata address';
   }
   const range = parsed.range();
+  // ::a.b.c.d (IPv4-compatible, deprecated ::/96): ipaddr.js calls it unicast, but some networks
+  // still carry it to the IPv4 address inside, such as ::127.0.0.1 to this machine.
+  if (range === 'unicast' && parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0)) {
+    return 'is an IPv4-compatible IPv6 address (::/96, deprecated)';
+  }
   return PUBLIC_RANGES.has(range) ? null : `is ${RANGE_IN_WORDS[range] ?? `not a public address (${range})`}`;
 }
 

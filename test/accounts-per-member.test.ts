@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accept, invite, PASSWORD, sessionCookie, sessionHeaders, signIn, testClock, uniqueEmail } from './helpers/people.js';
+import { createCompany, createOperator, key } from './helpers/principals.js';
+import { buildTestApp, type TestApp } from './helpers/test-app.js';
+
+// Decision 0121: an address has at most one live account per member, and a member learns nothing
+// about the address's accounts at other members.
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await buildTestApp({ now: testClock().now });
+});
+afterAll(() => t.close());
+
+const inviteOverHttp = (apiKey: string, email: string) =>
+  t.app.inject({ method: 'POST', url: '/api/v1/external/users', headers: key(apiKey), payload: { email, role: 'analyst' } });
+
+async function accountAt(owner: { companyId: string } | { operatorId: string }, email: string, password = PASSWORD) {
+  const invited = await invite(t, owner, 'companyId' in owner ? 'analyst' : 'moderator', email);
+  const accepted = await accept(t, invited.token, password);
+  expect(accepted.statusCode).toBe(200);
+  return invited.userId;
+}
+
+describe('an address with accounts at several members', () => {
+  it('is invited by a second member as by the first: no 409 tells it works elsewhere', async () => {
+    const a = await createCompany(t);
+    const b = await createCompany(t);
+    const email = uniqueEmail('shared');
+    expect((await inviteOverHttp(a.apiKey, email)).statusCode).toBe(201);
+    const atB = await inviteOverHttp(b.apiKey, email.toUpperCase());
+    expect(atB.statusCode).toBe(201);
+    expect(atB.json().data.user).toMatchObject({ email, companyId: b.companyId, status: 'invited' });
+    // Within one member the address is still one account.
+    const again = await inviteOverHttp(a.apiKey, email);
+    expect(again.statusCode).toBe(409);
+    expect(again.json().data.code).toBe('INVALID_STATE');
+  });
+
+  it('lets two invitations of one address at one member race: one account, one 409', async () => {
+    const a = await createCompany(t);
+    const email = uniqueEmail('race');
+    const answers = await Promise.all([1, 2, 3].map(() => inviteOverHttp(a.apiKey, email)));
+    expect(answers.map((r) => r.statusCode).sort()).toEqual([201, 409, 409]);
+    const listed = await t.app.inject({ method: 'GET', url: '/api/v1/external/users', headers: key(a.apiKey) });
+    expect(listed.json().data.users.filter((u: { email: string }) => u.email === email)).toHaveLength(1);
+  });
+
+  it('signs in to the account the password opens, without asking, when the passwords differ', async () => {
+    const a = await createCompany(t);
+    const b = await createCompany(t);
+    const email = uniqueEmail('two-passwords');
+    const atA = await accountAt({ companyId: a.companyId }, email, `${PASSWORD} at a`);
+    const atB = await accountAt({ companyId: b.companyId }, email, `${PASSWORD} at b`);
+    const intoA = await signIn(t, email, `${PASSWORD} at a`);
+    expect(intoA.statusCode).toBe(200);
+    expect(intoA.json().data.user).toMatchObject({ id: atA, companyId: a.companyId });
+    const intoB = await signIn(t, email, `${PASSWORD} at b`);
+    expect(intoB.json().data.user).toMatchObject({ id: atB, companyId: b.companyId });
+    const wrong = await signIn(t, email, `${PASSWORD} at c`);
+    expect(wrong.statusCode).toBe(401);
+    expect(wrong.json().data.code).toBe('INVALID_CREDENTIALS');
+    expect(wrong.json().data.members).toBeUndefined();
+  });
+
+  it('asks which member when the password opens several, naming only those, and takes memberId', async () => {
+    const a = await createCompany(t, { businessName: `Alpha MFB ${process.pid}` });
+    const b = await createCompany(t, { businessName: `Beta Bank ${process.pid}` });
+    const c = await createCompany(t);
+    const operator = await createOperator(t);
+    const email = uniqueEmail('same-password');
+    await accountAt({ companyId: a.companyId }, email);
+    const atB = await accountAt({ companyId: b.companyId }, email);
+    await accountAt({ companyId: c.companyId }, email, `${PASSWORD} elsewhere`);
+    const atOperators = await accountAt({ operatorId: operator.operatorId }, email);
+
+    const asked = await signIn(t, email);
+    expect(asked.statusCode).toBe(409);
+    expect(asked.headers['set-cookie']).toBeUndefined();
+    expect(asked.json()).toMatchObject({
+      success: false,
+      message: 'This address has an account at more than one member; choose one',
+      data: {
+        code: 'MEMBER_CHOICE_REQUIRED',
+        members: [
+          { memberId: a.companyId, name: a.businessName },
+          { memberId: b.companyId, name: b.businessName },
+          { memberId: operator.operatorId, name: expect.any(String) },
+        ],
+      },
+    });
+
+    const chosen = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/sign-in',
+      payload: { email, password: PASSWORD, memberId: b.companyId.toUpperCase() },
+    });
+    expect(chosen.statusCode).toBe(200);
+    expect(chosen.json().data.user).toMatchObject({ id: atB, companyId: b.companyId });
+    // The desk says whose it is: the member is named in the answer and by /me.
+    expect(chosen.json().data.member).toEqual({ id: b.companyId, name: b.businessName });
+    const me = await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: sessionHeaders(t, sessionCookie(chosen)) });
+    expect(me.json().data.member).toEqual({ id: b.companyId, name: b.businessName });
+    // An operator account asks for its second factor like any other, once chosen.
+    const operatorChosen = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/sign-in',
+      payload: { email, password: PASSWORD, memberId: operator.operatorId },
+    });
+    expect(operatorChosen.json().data.user).toMatchObject({ id: atOperators, operatorId: operator.operatorId });
+
+    // A member where the password does not open the account, or where there is none: the usual 401.
+    for (const memberId of [c.companyId, (await createCompany(t)).companyId]) {
+      const refused = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/sign-in',
+        payload: { email, password: PASSWORD, memberId },
+      });
+      expect(refused.statusCode).toBe(401);
+      expect(refused.json().data.code).toBe('INVALID_CREDENTIALS');
+    }
+    const notAnId = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/sign-in',
+      payload: { email, password: PASSWORD, memberId: 'bank' },
+    });
+    expect(notAnId.statusCode).toBe(400);
+    expect(notAnId.json().data.errors).toEqual([{ field: 'memberId', message: expect.stringMatching(/must be an id/) }]);
+  });
+});
