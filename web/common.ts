@@ -55,6 +55,11 @@ export function dayText(iso: string): string {
   return new Date(iso).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
 }
 
+/** A moment as the desk writes it everywhere: the day as dayText says it, then the time ("28 Nov 2026, 17:23"). */
+export function momentText(iso: string): string {
+  return `${dayText(iso)}, ${new Date(iso).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' })}`;
+}
+
 export function byId<T extends HTMLElement>(id: string): T {
   const found = document.getElementById(id);
   if (!found) throw new Error(`#${id} missing`);
@@ -106,7 +111,8 @@ export function characterCount(area: HTMLTextAreaElement, out: HTMLElement, min:
   const update = () => {
     const n = area.value.trim().length;
     out.textContent = n < min ? `${n} characters — at least ${min - n} more needed` : `${n} of ${max} characters`;
-    out.classList.toggle('warn', n < min || n > max);
+    // Not in the error colour before anything is typed: an empty box has not done anything wrong yet.
+    out.classList.toggle('warn', (n > 0 && n < min) || n > max);
   };
   area.addEventListener('input', update);
   update();

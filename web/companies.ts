@@ -1,6 +1,18 @@
 // The operators' admin pages: member companies (add one with its first key, shown once; suspend and
 // reactivate) and the safelist (identifiers that must never be listed, kept as blind indexes only).
-import { actionButton, api, byId, dayText, LABELS, labelName, onSubmitOnce, option, showFieldErrors, tell } from './common.js';
+import {
+  actionButton,
+  api,
+  byId,
+  clearFieldErrors,
+  dayText,
+  LABELS,
+  labelName,
+  onSubmitOnce,
+  option,
+  showFieldErrors,
+  tell,
+} from './common.js';
 
 const cell = (text: string) => Object.assign(document.createElement('td'), { textContent: text });
 const date = dayText;
@@ -109,14 +121,16 @@ export function initCompanies(): void {
     }
     duplicate.checked = false;
     byId('company-duplicate-box').hidden = true;
+    clearFieldErrors(byId('company-form'));
     byId<HTMLInputElement>('company-name').value = '';
+    // The list first: redrawn after the key was shown, it pushed the key below the screen.
+    await loadCompanies();
     byId<HTMLInputElement>('company-key').value = data.data.apiKey;
     byId('company-key-box').hidden = false;
     byId('company-form-message').dataset.tone = 'ok';
     byId('company-form-message').textContent =
       `${data.data.company.businessName} added. Copy its first API key now: it is not shown again.`;
     byId('company-key').focus();
-    await loadCompanies();
   });
 
   const label = byId<HTMLSelectElement>('safe-label');

@@ -100,8 +100,9 @@ api.use({
 });
 
 /** Company users file and manage reports; operator users moderate; a company admin also runs the team. Each sees only their own pages. */
-function setSide(user: { companyId: string | null; role: string }, member: { name: string }): void {
+function setSide(user: { id: string; companyId: string | null; role: string }, member: { name: string }): void {
   byId('member-name').textContent = member.name;
+  viewer.userId = user.id;
   viewer.companyId = user.companyId;
   viewer.role = user.role;
   document.body.dataset.side = user.companyId ? 'company' : 'operator';
@@ -320,9 +321,9 @@ onSubmitOnce(byId<HTMLFormElement>('search-form'), async (event) => {
   renderSearchResult(out, data.data, {
     companyId: viewer.companyId,
     mayDispute: viewer.companyId !== null && viewer.role !== 'viewer',
-    onDispute: (reportId) => {
+    onDispute: (reportId, about) => {
       open('disputes');
-      startDispute(reportId);
+      startDispute(reportId, about);
     },
   });
   // Read by the e2e suite: from the click to the answer on screen.
@@ -370,9 +371,10 @@ onSubmitOnce(byId<HTMLFormElement>('file-form'), async (event) => {
   showDone(
     byId('file-form'),
     byId('file-message'),
+    // Named as Submissions lists it (by kind and day): the id is for software, and no page shows it.
     status === 'draft'
-      ? `Saved as a draft (reference ${data.data.id}). The form is empty for the next report.`
-      : `Published (reference ${data.data.id}). The form is empty for the next report.`,
+      ? 'Saved as a draft: find it under Submissions to finish and publish it. The form is empty for the next report.'
+      : 'Published: it is on the list now and under Submissions. The form is empty for the next report.',
   );
   // Focus leaves the button: an Enter pressed again would send the empty form and answer with errors.
   byId('file-message').focus();

@@ -87,7 +87,8 @@ function show(d: Dispute): void {
     ['Reported by', d.reportingCompany.businessName],
     ['Disputed by', d.raisedByOperator ? 'the operators' : (d.disputingCompany?.businessName ?? '—')],
     ['Opened', day(d.openedAt)],
-    ['Answer due', day(d.respondBy)],
+    // A deadline only while it binds: after an answer or a decision it is history, not a date to meet.
+    ...(d.status === 'open' ? [['Answer due', day(d.respondBy)] as [string, string]] : []),
   ];
   byId('dispute-facts').replaceChildren(...factPairs(facts));
   byId('dispute-reason').textContent = d.reason;
@@ -116,7 +117,8 @@ async function answered(
 }
 
 /** Opens the page's form to dispute a report found by a search. */
-export function startDispute(reportId: string): void {
+export function startDispute(reportId: string, about: string): void {
+  byId('raise-about').textContent = about;
   byId<HTMLInputElement>('raise-report').value = reportId;
   byId('raise-message').textContent = '';
   byId('raise-box').hidden = false;
@@ -124,6 +126,16 @@ export function startDispute(reportId: string): void {
 }
 
 export function initDisputes(): void {
+  byId('raise-cancel').addEventListener('click', () => {
+    byId('raise-box').hidden = true;
+    byId<HTMLTextAreaElement>('raise-reason').value = '';
+    byId('raise-reason').dispatchEvent(new Event('input'));
+    const heading = byId('raise-box').closest('section')?.querySelector<HTMLElement>('h1');
+    if (heading) {
+      heading.tabIndex = -1;
+      heading.focus();
+    }
+  });
   characterCount(byId<HTMLTextAreaElement>('raise-reason'), byId('raise-reason-count'), 50, 2000);
   characterCount(byId<HTMLTextAreaElement>('uphold-statement'), byId('uphold-statement-count'), 50, 2000);
   byId<HTMLFormElement>('disputes-filter').addEventListener('submit', (event) => {

@@ -97,7 +97,8 @@ async function openReport(id: string): Promise<void> {
     `Reason for ${takeDown ? 'taking it down' : 'rejecting'} (10 to 500 characters, never shown publicly)`;
   byId('moderation-reason').textContent = r.fraudReason;
   byId('moderation-identifiers').replaceChildren(...r.identifiers.map((i) => text('li', identifierText(i.label, i.value))));
-  // The evidence is what a decision rests on: each file opens in a new tab (its link expires in minutes).
+  // The evidence is what a decision rests on. The service sends each file as a download (never shown
+  // in the desk's own origin), so the link says so; it expires in minutes.
   byId('moderation-evidence-heading').textContent = r.attachments.length
     ? `Evidence files (${r.attachments.length})`
     : 'No evidence files';
@@ -105,9 +106,7 @@ async function openReport(id: string): Promise<void> {
     ...r.attachments.map((url, i) => {
       const link = Object.assign(document.createElement('a'), {
         href: url,
-        target: '_blank',
-        rel: 'noopener',
-        textContent: `Evidence file ${i + 1} of ${r.attachments.length} (opens in a new tab)`,
+        textContent: `Download evidence file ${i + 1} of ${r.attachments.length}`,
       });
       const li = document.createElement('li');
       li.append(link);
@@ -142,6 +141,8 @@ export function initModeration(): void {
     const reference = byId<HTMLInputElement>('moderation-reference').value.trim();
     clearFieldErrors(form);
     list.hidden = true;
+    // The report an earlier lookup opened is not this lookup's answer, whatever comes back.
+    byId('moderation-report').hidden = true;
     if (!reference) {
       return showFieldErrors(form, { data: { errors: [{ field: 'reference', message: 'Type a reference first' }] } }, message);
     }

@@ -2,7 +2,7 @@
 // then follow the job as it screens (rows, matches, rows a second, expected finish) and download
 // the matched and the rejected rows. The download links name only the job, never a value.
 import { type paths, uploadFile } from '../client/src/index.js';
-import { api, byId, clearFieldErrors, showFieldErrors, tell } from './common.js';
+import { api, byId, clearFieldErrors, momentText, showFieldErrors, tell } from './common.js';
 
 /** A job as the service describes it (GET /api/v1/external/screenings/{id}). */
 type Job = paths['/api/v1/external/screenings/{id}']['get']['responses'][200]['content']['application/json']['data']['job'];
@@ -33,10 +33,7 @@ function links(job: Job): HTMLElement {
       textContent: `Download the ${text} (CSV)`,
     });
     // Each job has these two links: the screen reader's name says which job's they are.
-    a.setAttribute(
-      'aria-label',
-      `Download the ${text} of the screening of ${new Date(job.createdAt).toLocaleString('en-GB')} (CSV)`,
-    );
+    a.setAttribute('aria-label', `Download the ${text} of the screening of ${momentText(job.createdAt)} (CSV)`);
     a.setAttribute('download', `screening-${name}.csv`);
     span.append(' ', a);
   }
@@ -73,7 +70,7 @@ export async function loadScreenings(): Promise<void> {
   list.replaceChildren(
     ...(data?.data.jobs ?? []).map((job) => {
       const li = Object.assign(document.createElement('li'), {
-        textContent: `${new Date(job.createdAt).toLocaleString('en-GB')}: ${describe(job)}`,
+        textContent: `${momentText(job.createdAt)}: ${describe(job)}`,
       });
       if (job.status === 'done') li.append(links(job));
       return li;

@@ -26,7 +26,12 @@ type SearchData = {
 };
 
 /** Who is looking: a company analyst may dispute another member's report from here. */
-export type SearchViewer = { companyId: string | null; mayDispute: boolean; onDispute: (reportId: string) => void };
+export type SearchViewer = {
+  companyId: string | null;
+  mayDispute: boolean;
+  /** `about`: the report as the result names it, so the person sees which one they are disputing. */
+  onDispute: (reportId: string, about: string) => void;
+};
 
 function el(tag: string, text?: string, className?: string): HTMLElement {
   const node = document.createElement(tag);
@@ -60,8 +65,9 @@ export function renderSearchResult(out: HTMLElement, data: SearchData, viewer?: 
     const list = el('ol', undefined, 'reports');
     for (const r of data.reports) {
       const item = el('li');
+      const about = `${fraudTypeName(r.fraudType)} · ${day(r.createdAt)} · ${r.reportingCompany.businessName}`;
       item.append(
-        el('p', `${fraudTypeName(r.fraudType)} · ${day(r.createdAt)} · ${r.reportingCompany.businessName}`, 'meta'),
+        el('p', about, 'meta'),
         el('p', r.fraudReason),
         el('p', `Identifiers: ${r.identifiers.map((i) => labelName(i.label)).join(', ')}`, 'hint'),
       );
@@ -69,7 +75,7 @@ export function renderSearchResult(out: HTMLElement, data: SearchData, viewer?: 
       if (viewer?.mayDispute && r.companyId !== viewer.companyId && !r.dispute) {
         const dispute = el('button', 'Dispute this report', 'secondary cell-control') as HTMLButtonElement;
         dispute.type = 'button';
-        dispute.addEventListener('click', () => viewer.onDispute(r.id));
+        dispute.addEventListener('click', () => viewer.onDispute(r.id, about));
         item.append(dispute);
       }
       list.append(item);

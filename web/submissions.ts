@@ -52,7 +52,11 @@ function query() {
 
 export async function loadSubmissions(): Promise<void> {
   const { data, error } = await api.GET('/api/v1/external/reports/submissions', { params: { query: query() } });
-  if (!data) return showFieldErrors(byId('submissions-filter'), error, byId('submissions-count'));
+  if (!data) {
+    // The earlier list is not the answer to these filters: it goes with the error.
+    byId('submissions-list').replaceChildren();
+    return showFieldErrors(byId('submissions-filter'), error, byId('submissions-count'));
+  }
   clearFieldErrors(byId('submissions-filter'));
   const { data: items, meta } = data.data;
   const pages = Math.max(1, Math.ceil(meta.total / meta.limit));
@@ -103,6 +107,25 @@ async function openSubmission(id: string): Promise<void> {
   byId('draft-edit-identifiers').hidden = false;
   draftEvidence.reset(r.attachments);
   savedDraft = draftSnapshot();
+  // A published report's evidence is read here (a draft's is edited in its form); links expire in minutes.
+  const files = r.status === 'draft' ? [] : r.attachments;
+  byId('submission-evidence-box').hidden = files.length === 0;
+  byId('submission-evidence').replaceChildren(
+    ...files.map((url, i) => {
+      const li = document.createElement('li');
+      li.append(
+        Object.assign(document.createElement('a'), {
+          href: url,
+          textContent: `Download evidence file ${i + 1} of ${files.length}`,
+        }),
+      );
+      return li;
+    }),
+  );
+  byId('submission-exit').textContent =
+    r.listingStatus === 'exited' && r.exitedListAt
+      ? `Taken off the list on ${dayText(r.exitedListAt)}${r.exitListReason ? `: ${r.exitListReason}` : '.'}`
+      : '';
   byId('exit-form').hidden = r.status !== 'published' || r.listingStatus !== 'listed';
   byId('relist').hidden = r.listingStatus !== 'exited';
   byId('submission-message').textContent = '';

@@ -1,12 +1,25 @@
 // A company admin's pages: the team (invite, change a role, remove; the invite link is shown once,
 // to hand over) and the company's audit trail, paged. Both through the typed client only.
-import { api, byId, clearFieldErrors, labelName, onClickOnce, onSubmitOnce, option, showFieldErrors } from './common.js';
+import {
+  api,
+  byId,
+  clearFieldErrors,
+  labelName,
+  momentText,
+  onClickOnce,
+  onSubmitOnce,
+  option,
+  showFieldErrors,
+} from './common.js';
+import { viewer } from './viewer.js';
 
 const ROLES: [string, string][] = [
   ['viewer', 'Viewer — search only'],
   ['analyst', 'Analyst — search, file and manage reports'],
   ['admin', 'Admin — also the team, keys and audit trail'],
 ];
+
+const roleName = (role: string) => ROLES.find(([value]) => value === role)?.[1].split(' — ')[0] ?? role;
 
 export async function loadTeam(): Promise<void> {
   const { data, error } = await api.GET('/api/v1/external/users');
@@ -45,13 +58,24 @@ export async function loadTeam(): Promise<void> {
         params: { path: { userId: user.id } },
         body: { role: select.value as 'viewer' },
       });
-      message.textContent = failed ? failed.message : `${user.email} is now ${select.value}; they sign in again.`;
+      message.textContent = failed
+        ? failed.message
+        : `${user.email} is now ${roleName(select.value).toLowerCase()}; they sign in again.`;
       await loadTeam();
       // The table was drawn again: the keyboard goes back to this person's role.
       document.querySelector<HTMLElement>(`select[aria-label="${CSS.escape(`Role of ${user.email}`)}"]`)?.focus();
     });
-    roleCell.append(select, save);
     const actions = document.createElement('td');
+    // One's own role and membership are changed by another admin (the service refuses both):
+    // offering them only led to a refusal.
+    if (user.id === viewer.userId) {
+      roleCell.textContent = roleName(user.role);
+      actions.textContent = 'You';
+      tr.append(cell(user.name ?? '—'), cell(user.email), roleCell, cell(user.status), actions);
+      body.append(tr);
+      continue;
+    }
+    roleCell.append(select, save);
     const remove = Object.assign(document.createElement('button'), {
       type: 'button',
       className: 'secondary cell-control',
@@ -76,9 +100,6 @@ export async function loadTeam(): Promise<void> {
 const ACTIONS: Record<string, string> = {
   search: 'Search',
   screen: 'Customer screened',
-  'screening.start': 'Screening started',
-  'screening.get': 'Screening looked at',
-  'screening.results': 'Screening results downloaded',
   decode: 'Values revealed',
   public_decode: 'Public report read',
   create: 'Report filed',
@@ -192,18 +213,7 @@ export async function loadAudit(): Promise<void> {
           event.reportId
           ? `report ${event.reportId.slice(0, 8)}`
           : '';
-    for (const text of [
-      new Date(event.createdAt).toLocaleString('en-GB', {
-        year: '2-digit',
-        month: '2-digit',
-        day: '2-digit',
-        hour: '2-digit',
-        minute: '2-digit',
-      }),
-      actionName(event.action),
-      who,
-      what,
-    ]) {
+    for (const text of [momentText(event.createdAt), actionName(event.action), who, what]) {
       tr.append(Object.assign(document.createElement('td'), { textContent: text }));
     }
     body.append(tr);

@@ -1,6 +1,16 @@
 // A company admin's webhook endpoints: add one (its signing secret shown once), pause or resume it,
 // replace its secret, remove it, and read its delivery log with each attempt, sending one again.
-import { actionButton, api, byId, clearFieldErrors, factPairs, onSubmitOnce, showFieldErrors, tell } from './common.js';
+import {
+  actionButton,
+  api,
+  byId,
+  clearFieldErrors,
+  factPairs,
+  momentText,
+  onSubmitOnce,
+  showFieldErrors,
+  tell,
+} from './common.js';
 
 const EVENTS: [string, string][] = [
   ['watchlist.match', 'A report names someone on your watchlist'],
@@ -21,7 +31,7 @@ const EVENT_SHORT: Record<string, string> = {
 };
 const eventInWords = (code: string) => EVENTS.find(([value]) => value === code)?.[1] ?? code;
 type Webhook = { id: string; url: string; events: string[]; status: 'active' | 'disabled' };
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString('en-GB') : '—');
+const when = (iso: string | null) => (iso ? momentText(iso) : '—');
 const cell = (text: string) => Object.assign(document.createElement('td'), { textContent: text });
 let shown: Webhook | null = null;
 
@@ -103,6 +113,33 @@ export async function loadWebhooks(): Promise<void> {
   );
 }
 
+const attempts = (n: number) => `${n} attempt${n === 1 ? '' : 's'}`;
+function stateInWords(status: string, n: number): string {
+  if (status === 'delivered') return `Delivered (${attempts(n)})`;
+  if (status === 'failed') return `Gave up after ${attempts(n)}`;
+  return n === 0 ? 'Waiting to be sent' : `Not delivered yet (${attempts(n)})`;
+}
+
+/** The sender's error codes (Node's), as the person who runs the endpoint would look for them. */
+const FAILURES: Record<string, string> = {
+  ERR_TLS_CERT_ALTNAME_INVALID: "the endpoint's certificate is for another address",
+  CERT_HAS_EXPIRED: "the endpoint's certificate has expired",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "the endpoint's certificate is self-signed",
+  SELF_SIGNED_CERT_IN_CHAIN: "the endpoint's certificate is signed by an authority no one trusts",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the endpoint's certificate could not be checked (is its chain complete?)",
+  ECONNREFUSED: 'the endpoint refused the connection (is anything listening there?)',
+  ECONNRESET: 'the endpoint closed the connection',
+  EHOSTUNREACH: 'the endpoint could not be reached',
+  ENETUNREACH: 'the endpoint could not be reached',
+  ETIMEDOUT: 'the connection timed out',
+  EPROTO: 'the endpoint did not answer in HTTPS',
+};
+function failureInWords(error: string): string {
+  const status = /^HTTP (\d{3})$/.exec(error)?.[1];
+  if (status) return `answered ${status}`;
+  return FAILURES[error] ?? error;
+}
+
 async function loadDeliveries(hook: Webhook): Promise<void> {
   shown = hook;
   const { data, error } = await api.GET('/api/v1/external/webhooks/{id}/deliveries', {
@@ -120,13 +157,11 @@ async function loadDeliveries(hook: Webhook): Promise<void> {
   byId('delivery-rows').replaceChildren(
     ...items.map((d) => {
       const last = d.log.at(-1);
-      const outcome = last ? `${last.error ?? `answered ${last.statusCode}`} in ${last.latencyMs} ms` : 'not tried yet';
+      const outcome = last
+        ? `${last.error ? failureInWords(last.error) : `answered ${last.statusCode}`} (${last.latencyMs} ms)`
+        : 'not tried yet';
       const tr = document.createElement('tr');
-      tr.append(
-        cell(when(d.createdAt)),
-        cell(EVENT_SHORT[d.type] ?? d.type),
-        cell(`${d.status} after ${d.attempts} attempt${d.attempts === 1 ? '' : 's'}`),
-      );
+      tr.append(cell(when(d.createdAt)), cell(EVENT_SHORT[d.type] ?? d.type), cell(stateInWords(d.status, d.attempts)));
       tr.append(cell(d.status === 'pending' && d.nextAttemptAt ? `${outcome}; next try ${when(d.nextAttemptAt)}` : outcome));
       const actions = document.createElement('td');
       if (d.status !== 'pending') {
@@ -172,7 +207,8 @@ export function initWebhooks(): void {
     byId('webhook-form-message').textContent = '';
     // Empty for the next endpoint: its events are chosen afresh.
     byId<HTMLFormElement>('webhook-form').reset();
-    showSecret(data.data.webhook.secret, 'Endpoint added. Copy its signing secret now: it is not shown again.');
+    // The list first: redrawn after the secret was shown, it pushed the secret below the screen.
     await loadWebhooks();
+    showSecret(data.data.webhook.secret, 'Endpoint added. Copy its signing secret now: it is not shown again.');
   });
 }

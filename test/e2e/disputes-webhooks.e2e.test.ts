@@ -167,7 +167,7 @@ describe.skipIf(!hasChromium)('disputes and webhooks in the desk, for a company 
         .then((r) => r.rows[0]?.n);
     await expect.poll(delivered).toBe(1);
     await page.click('#webhook-rows button:has-text("Deliveries")');
-    await expect.poll(() => page.textContent('#delivery-rows')).toContain('delivered after 1 attempt');
+    await expect.poll(() => page.textContent('#delivery-rows')).toContain('Delivered (1 attempt)');
     expect(await page.textContent('#delivery-rows')).toContain('answered 204');
     expect(await page.textContent('#delivery-rows')).toContain('Watchlist match');
     expect(await seriousViolations(page)).toEqual([]);
