@@ -9,7 +9,11 @@ const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const out = path.join(root, 'dist/web');
 fs.rmSync(out, { recursive: true, force: true });
 await build({
-  entryPoints: { desk: path.join(root, 'web/desk.ts'), report: path.join(root, 'web/report.ts') },
+  entryPoints: {
+    desk: path.join(root, 'web/desk.ts'),
+    report: path.join(root, 'web/report.ts'),
+    review: path.join(root, 'web/review.ts'),
+  },
   bundle: true,
   minify: true,
   format: 'esm',
@@ -17,5 +21,5 @@ await build({
   outdir: out,
   logLevel: 'warning',
 });
-for (const file of ['index.html', 'report.html', 'style.css'])
+for (const file of ['index.html', 'report.html', 'review.html', 'style.css'])
   fs.copyFileSync(path.join(root, 'web', file), path.join(out, file));

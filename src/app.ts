@@ -18,6 +18,7 @@ import { registerMetrics } from './http/metrics.js';
 import { type RouteSummary, registerOpenApi } from './http/openapi.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { refuseRepeatedQueryParameters } from './http/repeated-query.js';
+import { refuseBodiesNoRouteReads, refuseBrokenQueryEncoding } from './http/request-guards.js';
 import { requestId } from './http/request-id.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { validatorCompiler } from './http/validation.js';
@@ -40,6 +41,7 @@ import { createPublicReportsCleanup } from './modules/public-reports/public-repo
 import { registerPublicReports } from './modules/public-reports/public-reports.plugin.js';
 import { purgeExpiredIdempotencyKeys } from './modules/reports/idempotency.js';
 import { registerReports } from './modules/reports/reports.plugin.js';
+import { registerReviewRequests } from './modules/review-requests/review-requests.plugin.js';
 import { safelistRoutes } from './modules/safelist/safelist.routes.js';
 import { registerScreenings } from './modules/screenings/screenings.plugin.js';
 import { registerUploads } from './modules/uploads/uploads.plugin.js';
@@ -189,6 +191,8 @@ export async function buildApp({
   app.setNotFoundHandler(notFoundHandler);
   acceptJsonOnly(app);
   refuseRepeatedQueryParameters(app);
+  refuseBrokenQueryEncoding(app);
+  refuseBodiesNoRouteReads(app);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
@@ -285,6 +289,7 @@ export async function buildApp({
     attachments: uploads.publicAttachments,
     reportsPerHour: config.publicReportsPerHour,
   });
+  await registerReviewRequests(app, { db, crypto, requestsPerHour: config.publicReportsPerHour, now: currentTime });
   await registerUsers(app, { db, people, users: admin.users, config, now: currentTime });
   if (admin.safelist) await app.register(safelistRoutes, { safelist: admin.safelist });
   const disputes = await registerDisputes(app, {

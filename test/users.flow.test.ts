@@ -170,6 +170,23 @@ describe('sign-in failures', () => {
     expect(wrong.json().data.code).toBe('INVALID_CREDENTIALS');
   });
 
+  it('says a confirmation code of the wrong shape is one, and a wrong code is wrong', async () => {
+    const { companyId } = await createCompany(t);
+    const analyst = await createUser(t, clock, { companyId }, 'analyst');
+    const started = await t.app.inject({ method: 'POST', url: '/api/v1/auth/totp', headers: analyst.headers });
+    const { secret } = started.json().data as { secret: string };
+    const confirm = (code: string) =>
+      t.app.inject({ method: 'POST', url: '/api/v1/auth/totp/confirm', headers: analyst.headers, payload: { code } });
+    expect((await confirm('12')).json().data.errors).toEqual([
+      { field: 'code', message: 'must be the 6 digits your authenticator app shows now' },
+    ]);
+    // A code of an hour ago has the right shape and is wrong.
+    expect((await confirm(totpCode(secret, new Date(clock.now().getTime() - 3_600_000)))).json().data.errors).toEqual([
+      { field: 'code', message: 'is wrong or has already been used' },
+    ]);
+    expect((await confirm(totpCode(secret, clock.now()))).statusCode).toBe(200);
+  });
+
   it('refuses a wrong TOTP code and a replayed one, and takes a recovery code once', async () => {
     const { companyId } = await createCompany(t);
     const admin = await createUser(t, clock, { companyId }, 'admin');

@@ -27,6 +27,7 @@ import {
 } from './identifier-rows.js';
 import { initKeys, loadKeys } from './keys.js';
 import { initModeration, loadQueue } from './moderation.js';
+import { initReviews, loadReviews } from './reviews.js';
 import { initScreening, loadScreenings } from './screening.js';
 import { renderSearchResult } from './search-result.js';
 import { initSubmissions, loadSubmissions } from './submissions.js';
@@ -41,6 +42,7 @@ const LOADERS = {
   file: undefined,
   submissions: loadSubmissions,
   moderation: loadQueue,
+  reviews: loadReviews,
   disputes: loadDisputes,
   watchlist: loadWatchlist,
   screening: loadScreenings,
@@ -66,12 +68,16 @@ function show(view: View): void {
       if (button.getClientRects().length > 0) button.scrollIntoView({ block: 'nearest', inline: 'nearest' });
     } else button.removeAttribute('aria-current');
   }
-  // Focus goes into the page: its first field shown, or its heading when it has none (a list to read).
+  // Focus goes into the page: its first field shown, or its heading when it has none, or when the
+  // field comes after the page's list (Team's invite form under the table: focus there scrolled
+  // past the heading and the people it lists).
   const page = byId(`view-${view}`);
   const heading = page.querySelector<HTMLElement>('h1');
   if (heading) heading.tabIndex = -1;
   const field = [...page.querySelectorAll<HTMLElement>('input, select, textarea')].find((el) => el.getClientRects().length > 0);
-  (field ?? heading)?.focus();
+  const list = page.querySelector('table, ol, ul');
+  const fieldFirst = field && (!list || list.compareDocumentPosition(field) & Node.DOCUMENT_POSITION_PRECEDING);
+  (fieldFirst ? field : (heading ?? field))?.focus();
 }
 
 /**
@@ -382,6 +388,7 @@ onSubmitOnce(byId<HTMLFormElement>('file-form'), async (event) => {
 
 initSubmissions();
 initModeration();
+initReviews();
 initTeam();
 initKeys();
 initWatchlist();

@@ -74,19 +74,20 @@ export function wireAddIdentifier(
   rows: HTMLElement,
   labels: [string, string, string][],
   prefix?: string,
+  max = MAX_IDENTIFIER_ROWS,
 ) {
   button.addEventListener('click', () => {
-    if (rows.children.length >= MAX_IDENTIFIER_ROWS) return;
+    if (rows.children.length >= max) return;
     // A row removed from the middle frees a position, not its number: ids stay unique.
     let index = rows.children.length;
     while (document.getElementById(`${prefix ?? 'identifier'}-${index}-label`)) index++;
     const row = identifierRow(index, labels, prefix);
     rows.append(row);
     row.querySelector<HTMLElement>('select.id-label')?.focus();
-    button.disabled = rows.children.length >= MAX_IDENTIFIER_ROWS;
+    button.disabled = rows.children.length >= max;
   });
   rows.addEventListener('rows-changed', () => {
-    button.disabled = rows.children.length >= MAX_IDENTIFIER_ROWS;
+    button.disabled = rows.children.length >= max;
   });
   // Where a removal is said to a screen reader (focus moves on without a word otherwise).
   const status = Object.assign(document.createElement('p'), { className: 'visually-hidden rows-status' });

@@ -1,5 +1,7 @@
+import { PUBLIC_REPORTS_COMPANY_ID } from '../modules/companies/public-reports-company.js';
 import { RESPONSE_LABEL } from '../modules/reports/idempotency.js';
 import { REASON_LABEL } from '../modules/reports/sealed-reason.js';
+import { REVIEW_REQUEST_LABEL } from '../modules/review-requests/review-request-values.js';
 import type { SealContext } from './keyring.js';
 
 /**
@@ -41,6 +43,14 @@ export const sealedColumns: readonly SealedColumn[] = [
     tokenColumn: 'response_body',
     contextColumns: ['company_id', 'id'],
     context: (r) => ({ companyId: String(r.company_id), recordId: String(r.id), label: RESPONSE_LABEL }),
+  },
+  {
+    // A review request's whole content, sealed to the public side and the request (decision 0122).
+    table: 'review_requests',
+    idColumn: 'id',
+    tokenColumn: 'request_token',
+    contextColumns: ['id'],
+    context: (r) => ({ companyId: PUBLIC_REPORTS_COMPANY_ID, recordId: String(r.id), label: REVIEW_REQUEST_LABEL }),
   },
   {
     table: 'public_report_identifiers',

@@ -231,6 +231,22 @@ export interface PublicReportIdentifiersTable {
   index_key_version: Generated<number>;
 }
 
+export type ReviewRequestStatus = 'open' | 'closed';
+export type ReviewOutcome = 'disputed' | 'not_listed' | 'declined';
+
+/** A person's request to review a listing they believe is wrong (migration 0028, decision 0122). */
+export interface ReviewRequestsTable {
+  id: string;
+  status: Generated<ReviewRequestStatus>;
+  /** Sealed JSON: name, email, phone, identifiers and statement (review-requests.service.ts). */
+  request_token: string;
+  labels: string[];
+  outcome: ReviewOutcome | null;
+  outcome_note: string | null;
+  created_at: Generated<Date>;
+  closed_at: Date | null;
+}
+
 /** Maintained by a trigger on reports (migration 0006): the list's totals without counting rows. */
 export interface ReportCountsTable {
   company_id: string;
@@ -510,6 +526,7 @@ export interface Database {
   upload_blobs: UploadBlobsTable;
   public_reports: PublicReportsTable;
   public_report_identifiers: PublicReportIdentifiersTable;
+  review_requests: ReviewRequestsTable;
   users: UsersTable;
   user_invitations: UserInvitationsTable;
   user_sessions: UserSessionsTable;

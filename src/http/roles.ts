@@ -53,6 +53,9 @@ export const ROUTE_ROLES: Readonly<Record<string, readonly UserRole[]>> = {
   'GET /api/v1/admin/public-reports/:id': MODERATOR,
   'POST /api/v1/admin/public-reports/:id/publish': MODERATOR,
   'POST /api/v1/admin/public-reports/:id/reject': MODERATOR,
+  'GET /api/v1/admin/review-requests': MODERATOR,
+  'GET /api/v1/admin/review-requests/:id': MODERATOR,
+  'POST /api/v1/admin/review-requests/:id/close': MODERATOR,
 
   // Fairness (issue 15): analysts act on disputes for their company; moderators decide escalations.
   [`POST ${SUBMISSIONS}/:id/renew`]: ANALYST,

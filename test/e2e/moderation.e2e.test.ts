@@ -6,7 +6,7 @@ import { createOperator } from '../helpers/principals.js';
 import { filePublicReport, uniquePhone } from '../helpers/public-reports.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { samples, uploadFile } from '../helpers/uploads.js';
-import { fitsWidth, hasChromium, launchChromium, seriousViolations } from './browser.js';
+import { fitsWidth, hasChromium, launchChromium, screenshot, seriousViolations } from './browser.js';
 
 const PORT = 4804;
 const base = `http://127.0.0.1:${PORT}`;
@@ -119,5 +119,55 @@ describe.skipIf(!hasChromium)('the operators’ moderation queue in the desk, in
       .where('id', '=', published.id)
       .executeTakeFirstOrThrow();
     expect(row.status).toBe('rejected');
+  });
+
+  it('the person wrongly listed asks for a review from a phone; the moderator reads it, searches it and closes it', async () => {
+    // The person's side: a phone, no account, the public page the report form links to.
+    const person = await (await browser.newContext({ viewport: { width: 360, height: 780 } })).newPage();
+    await person.goto(`${base}/report`);
+    await person.click('a[href="/review"]');
+    await expect.poll(() => person.isVisible('#review-form')).toBe(true);
+    expect(await seriousViolations(person)).toEqual([]);
+    expect(await fitsWidth(person)).toBe(true);
+    await person.fill('#name', 'Chidi Eze');
+    await person.click('#submit');
+    await expect.poll(() => person.getAttribute('#statement', 'aria-invalid')).toBe('true');
+    // Neither contact given: asked for in words beside the e-mail field.
+    expect(await person.getAttribute('#email', 'aria-invalid')).toBe('true');
+    expect(await person.textContent('#review-form')).toContain('Tell us why the listing is wrong');
+    await screenshot(person, 'review-request');
+    await person.fill('#email', 'chidi.eze@example.com');
+    await person.selectOption('#identifier-0-label', 'phone');
+    await person.fill('#identifier-0-value', '0803 222 3344');
+    await person.fill(
+      '#statement',
+      'That number is mine and has been for ten years. I have never sold anything online; my bank froze my account last week.',
+    );
+    await person.click('#submit');
+    await expect.poll(() => person.isVisible('#done')).toBe(true);
+    const reference = await person.textContent('#reference');
+    expect(reference).toMatch(/^[0-9A-F]{4}-[0-9A-F]{4}$/);
+    expect(await seriousViolations(person)).toEqual([]);
+    await person.context().close();
+
+    // The moderator's side.
+    await page.click('[data-view=reviews]');
+    await expect.poll(() => page.textContent('#reviews-list')).toContain(reference as string);
+    expect(await page.textContent('#reviews-list')).toContain('Phone number');
+    await page.click('#reviews-list li:first-child button');
+    await expect.poll(() => page.isVisible('#review')).toBe(true);
+    expect(await page.textContent('#review-facts')).toContain('chidi.eze@example.com');
+    expect(await page.textContent('#review-identifiers')).toContain('+2348032223344');
+    await page.click('#review-search');
+    // The phone is on a public report published earlier in this file (then taken down): none listed now.
+    await expect.poll(() => page.textContent('#review-search-message')).toMatch(/0 member reports, 0 public reports/);
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
+    await page.selectOption('#review-outcome', 'not_listed');
+    await page.fill('#review-note', 'Nothing is listed under this number; told him by e-mail.');
+    await page.click('#review-close-form button[type=submit]');
+    await expect.poll(() => page.textContent('#review-message')).toBe('Closed: nothing was listed.');
+    const closed = await t.database.db.selectFrom('review_requests').select(['status', 'outcome']).executeTakeFirstOrThrow();
+    expect(closed).toEqual({ status: 'closed', outcome: 'not_listed' });
   });
 });

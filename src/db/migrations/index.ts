@@ -25,6 +25,7 @@ import * as reportsExitedByOperator from './2026_11_28_0024_reports_exited_by_op
 import * as auditSubject from './2026_11_28_0025_audit_subject.js';
 import * as publicReportsCompanyHasNoPeople from './2026_11_28_0026_public_reports_company_has_no_people.js';
 import * as accountsPerMember from './2026_11_28_0027_accounts_per_member.js';
+import * as reviewRequests from './2026_11_28_0028_review_requests.js';
 
 /**
  * Every migration, by name; names sort in the order they run. A landed migration is never
@@ -57,4 +58,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0025_audit_subject': auditSubject,
   '2026_11_28_0026_public_reports_company_has_no_people': publicReportsCompanyHasNoPeople,
   '2026_11_28_0027_accounts_per_member': accountsPerMember,
+  '2026_11_28_0028_review_requests': reviewRequests,
 };

@@ -192,6 +192,11 @@ export function createSessionsService(deps: {
       const user = await requireActiveUser(userId);
       if (user.totp_confirmed_at) throw new AppError('INVALID_STATE', 'A second factor is already enrolled');
       if (!user.totp_secret_token) throw new AppError('INVALID_STATE', 'Start enrolment with POST /api/v1/auth/totp first');
+      // A code of the wrong shape is said to be one: "wrong or already used" sent a person who typed
+      // two digits looking for a used code.
+      if (!/^\d{6}$/.test(code.trim())) {
+        throw AppError.validation([{ field: 'code', message: 'must be the 6 digits your authenticator app shows now' }]);
+      }
       if (!(await secondFactorOk(user, code))) {
         throw AppError.validation([{ field: 'code', message: 'is wrong or has already been used' }]);
       }

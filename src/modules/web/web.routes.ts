@@ -31,7 +31,7 @@ function pageHeaders(reply: FastifyReply): FastifyReply {
     .header('cache-control', 'no-store');
 }
 
-/** The desk at `/` (and at an invite link), the public report form at `/report`, their assets under `/assets/`. */
+/** The desk at `/` (and at an invite link), the public report form at `/report` and review request at `/review`, their assets under `/assets/`. */
 export const webRoutes: RoutesPlugin<Record<never, never>> = async (app) => {
   if (!fs.existsSync(WEB_ROOT)) {
     app.log.warn({ root: WEB_ROOT }, 'the desk is not built (npm run build); / and /report answer 404');
@@ -51,6 +51,8 @@ export const webRoutes: RoutesPlugin<Record<never, never>> = async (app) => {
   });
   app.get('/', { schema: { hide: true } }, (_request, reply) => pageHeaders(reply).sendFile('index.html'));
   app.get('/report', { schema: { hide: true } }, (_request, reply) => pageHeaders(reply).sendFile('report.html'));
+  // The person who believes they are wrongly listed asks for a review (decision 0122).
+  app.get('/review', { schema: { hide: true } }, (_request, reply) => pageHeaders(reply).sendFile('review.html'));
   // The invite link a person is handed (users.service.ts): the desk, which takes the token out of
   // the address bar at once and asks for a name and a password.
   app.get('/invitations/accept', { schema: { hide: true } }, (_request, reply) => pageHeaders(reply).sendFile('index.html'));
