@@ -63,6 +63,18 @@ describe('an address with accounts at several members', () => {
     expect(wrong.json().data.members).toBeUndefined();
   });
 
+  it('does not offer a member where the account is suspended: it signs in to the one left', async () => {
+    const a = await createCompany(t);
+    const b = await createCompany(t);
+    const email = uniqueEmail('suspended-at-a');
+    const atA = await accountAt({ companyId: a.companyId }, email);
+    const atB = await accountAt({ companyId: b.companyId }, email);
+    await t.app.admin.users.setSuspended(atA, true);
+    const signedIn = await signIn(t, email);
+    expect(signedIn.statusCode).toBe(200);
+    expect(signedIn.json().data.user.id).toBe(atB);
+  });
+
   it('asks which member when the password opens several, naming only those, and takes memberId', async () => {
     const a = await createCompany(t, { businessName: `Alpha MFB ${process.pid}` });
     const b = await createCompany(t, { businessName: `Beta Bank ${process.pid}` });
@@ -108,6 +120,14 @@ describe('an address with accounts at several members', () => {
       payload: { email, password: PASSWORD, memberId: operator.operatorId },
     });
     expect(operatorChosen.json().data.user).toMatchObject({ id: atOperators, operatorId: operator.operatorId });
+    expect(operatorChosen.json().data.totpEnrolmentRequired).toBe(true);
+    // Its authenticator entry names the operators, so it is told apart from the bank's.
+    const enrol = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/totp',
+      headers: sessionHeaders(t, sessionCookie(operatorChosen)),
+    });
+    expect(decodeURIComponent(enrol.json().data.otpauthUrl)).toContain(`issuer=Redflag (${operator.name})`);
 
     // A member where the password does not open the account, or where there is none: the usual 401.
     for (const memberId of [c.companyId, (await createCompany(t)).companyId]) {

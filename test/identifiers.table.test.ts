@@ -49,6 +49,7 @@ const TABLES: Record<IdentifierLabel, { accepted: [string, string][]; rejected: 
       // Digits where the slug goes may be another identifier: never said back.
       ['0010246780_0010246781', 'Unknown bank slug; see GET /api/v1/meta-data/banks'],
       ['0010246780_0803-123-4567', 'Unknown bank slug; see GET /api/v1/meta-data/banks'],
+      ['0010246780_gtb-08031234567', 'Unknown bank slug; see GET /api/v1/meta-data/banks'],
       [
         '0010246780_',
         'Account is missing its bank slug; write it as <10-digit account number>_<bank slug>, for example 0123456789_access-bank',

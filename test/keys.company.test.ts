@@ -53,6 +53,14 @@ describe("a company admin manages the company's own API keys", () => {
     expect((await post(`${KEYS}/${forever.id}/rotate`, company.apiKey, { graceHours: 0 })).json().data.key.expiresAt).toBeNull();
   });
 
+  it('keeps a 90-day lifetime through a second rotation after a revoked replacement', async () => {
+    const first = (await post(KEYS, company.apiKey, { expiresInDays: 90 })).json().data;
+    const rotated = (await post(`${KEYS}/${first.key.id}/rotate`, company.apiKey, { graceHours: 2 })).json().data;
+    expect((await post(`${KEYS}/${rotated.key.id}/revoke`, company.apiKey)).statusCode).toBe(200);
+    const again = (await post(`${KEYS}/${first.key.id}/rotate`, company.apiKey)).json().data.key;
+    expect(Math.round((Date.parse(again.expiresAt) - Date.parse(again.createdAt)) / 86_400_000)).toBe(90);
+  });
+
   it('rotates a key again once its replacement is revoked in the grace period, and never lengthens the grace', async () => {
     const first = (await post(KEYS, company.apiKey)).json().data;
     const rotated = (await post(`${KEYS}/${first.key.id}/rotate`, company.apiKey, { graceHours: 2 })).json().data;
@@ -66,6 +74,8 @@ describe("a company admin manages the company's own API keys", () => {
     expect(await works(first.apiKey)).toBe(200);
     const again = await post(`${KEYS}/${first.key.id}/rotate`, company.apiKey, { graceHours: 24 });
     expect(again.statusCode).toBe(201);
+    // A key that never expired is replaced by one that never expires (not by one of the grace's day).
+    expect(again.json().data.key.expiresAt).toBeNull();
     expect(again.json().data.previous).toMatchObject({ replacedBy: again.json().data.key.id, expiresAt: graceEnd });
     expect(await works(again.json().data.apiKey)).toBe(200);
   });

@@ -49,6 +49,10 @@ describe('the person wrongly listed asks for a review', () => {
     expect(onList.json().message).toBe(
       'Request received; the operators will check the registry and answer you at the contact you gave',
     );
+    // Waiting requests are listed oldest first: the longest wait is answered first.
+    const waiting = (await asOperator('GET', `${ADMIN}?status=open&limit=100`)).json().data.data.map((r: { id: string }) => r.id);
+    expect(waiting.indexOf(id)).toBeGreaterThanOrEqual(0);
+    expect(waiting.indexOf(id)).toBeLessThan(waiting.indexOf(offList.json().data.id));
   });
 
   it('stores nothing of it in clear', async () => {
@@ -113,6 +117,13 @@ describe('the person wrongly listed asks for a review', () => {
     expect(closed.statusCode).toBe(200);
     expect(closed.json().data.request).toMatchObject({ status: 'closed', outcome: 'disputed', closedAt: expect.any(String) });
     expect((await close({ outcome: 'declined', note: 'Changed my mind about it.' })).statusCode).toBe(409);
+    // The note names the person too: sealed, and read back only in the audited read.
+    const row = await t.database.db.selectFrom('review_requests').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    expect(JSON.stringify(row)).not.toContain('told her');
+    expect((await asOperator('GET', `${ADMIN}/${id}`)).json().data.request.outcomeNote).toBe(
+      'Disputed the one member report found; told her by e-mail.',
+    );
+    expect((await asOperator('GET', `${ADMIN}?status=closed`)).body).not.toContain('told her');
 
     // A member company has no part in it; an unknown id is a 404.
     const asCompany = await t.app.inject({ url: `${ADMIN}/${id}`, headers: key(company.apiKey) });

@@ -123,13 +123,14 @@ export function initCompanies(): void {
     byId('company-duplicate-box').hidden = true;
     clearFieldErrors(byId('company-form'));
     byId<HTMLInputElement>('company-name').value = '';
-    // The list first: redrawn after the key was shown, it pushed the key below the screen.
-    await loadCompanies();
     byId<HTMLInputElement>('company-key').value = data.data.apiKey;
     byId('company-key-box').hidden = false;
     byId('company-form-message').dataset.tone = 'ok';
     byId('company-form-message').textContent =
       `${data.data.company.businessName} added. Copy its first API key now: it is not shown again.`;
+    await loadCompanies();
+    // Shown before the list is read again (a key shown once must not wait on it), then brought back
+    // into sight: the redrawn list above pushed it down.
     byId('company-key').focus();
   });
 

@@ -35,14 +35,14 @@ export async function loadKeys(): Promise<void> {
           params: { path: { keyId: k.id } },
           body: {},
         });
-        // The list first: redrawn after the key was shown, it pushed the key below the screen.
-        await loadKeys();
         if (!rotated) byId('keys-message').textContent = failed?.message ?? 'That did not work.';
         else
           showNewKey(
             rotated.data.apiKey,
             `Key ${k.prefix}… was replaced; it keeps working for 24 hours. Copy the new key now: it is not shown again.`,
           );
+        await loadKeys();
+        if (rotated) byId('new-key').focus();
       });
       button('Revoke', `Revoke key ${k.prefix}`, async () => {
         if (!window.confirm(`Revoke key ${k.prefix}…? Programs using it stop working at once.`)) return;
@@ -63,7 +63,10 @@ export function initKeys(): void {
       byId('keys-message').textContent = error?.message ?? 'That did not work.';
       return;
     }
-    await loadKeys();
     showNewKey(data.data.apiKey, 'Copy the new key now: it is not shown again.');
+    await loadKeys();
+    // Shown before the list is read again (a key shown once must not wait on it), then brought back
+    // into sight: the redrawn list above pushed it down.
+    byId('new-key').focus();
   });
 }

@@ -82,7 +82,8 @@ async function openReview(id: string): Promise<void> {
   byId('review-close-form').hidden = r.status === 'closed';
   clearFieldErrors(byId('review-close-form'));
   byId('review').hidden = false;
-  byId('review').focus();
+  // On the title, which names the request opened (the panel itself has no name to read out).
+  byId('review-title').focus();
 }
 
 export function initReviews(): void {
@@ -115,11 +116,15 @@ export function initReviews(): void {
         note: byId<HTMLTextAreaElement>('review-note').value,
       },
     });
-    if (!data) return showFieldErrors(form, error, byId('review-message'));
+    if (!data) {
+      return showFieldErrors(form, error, byId('review-message'), {
+        ...(byId<HTMLSelectElement>('review-outcome').value ? {} : { outcome: 'Choose what was done' }),
+      });
+    }
     byId<HTMLTextAreaElement>('review-note').value = '';
     form.hidden = true;
     tell(byId('review-message'), `Closed: ${OUTCOMES[data.data.request.outcome ?? ''] ?? ''}.`);
-    byId('review').focus();
+    byId('review-title').focus();
     await loadReviews();
   });
 }

@@ -207,8 +207,10 @@ export function initWebhooks(): void {
     byId('webhook-form-message').textContent = '';
     // Empty for the next endpoint: its events are chosen afresh.
     byId<HTMLFormElement>('webhook-form').reset();
-    // The list first: redrawn after the secret was shown, it pushed the secret below the screen.
-    await loadWebhooks();
     showSecret(data.data.webhook.secret, 'Endpoint added. Copy its signing secret now: it is not shown again.');
+    await loadWebhooks();
+    // Shown before the list is read again (a secret shown once must not wait on it), then brought
+    // back into sight: the redrawn list above pushed it down.
+    byId('webhook-secret').focus();
   });
 }

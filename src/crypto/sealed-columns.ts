@@ -1,7 +1,7 @@
 import { PUBLIC_REPORTS_COMPANY_ID } from '../modules/companies/public-reports-company.js';
 import { RESPONSE_LABEL } from '../modules/reports/idempotency.js';
 import { REASON_LABEL } from '../modules/reports/sealed-reason.js';
-import { REVIEW_REQUEST_LABEL } from '../modules/review-requests/review-request-values.js';
+import { REVIEW_NOTE_LABEL, REVIEW_REQUEST_LABEL } from '../modules/review-requests/review-request-values.js';
 import type { SealContext } from './keyring.js';
 
 /**
@@ -51,6 +51,13 @@ export const sealedColumns: readonly SealedColumn[] = [
     tokenColumn: 'request_token',
     contextColumns: ['id'],
     context: (r) => ({ companyId: PUBLIC_REPORTS_COMPANY_ID, recordId: String(r.id), label: REVIEW_REQUEST_LABEL }),
+  },
+  {
+    table: 'review_requests',
+    idColumn: 'id',
+    tokenColumn: 'outcome_note_token',
+    contextColumns: ['id'],
+    context: (r) => ({ companyId: PUBLIC_REPORTS_COMPANY_ID, recordId: String(r.id), label: REVIEW_NOTE_LABEL }),
   },
   {
     table: 'public_report_identifiers',

@@ -242,7 +242,8 @@ export interface ReviewRequestsTable {
   request_token: string;
   labels: string[];
   outcome: ReviewOutcome | null;
-  outcome_note: string | null;
+  /** Sealed: the operators' note on closing (it names the person too). */
+  outcome_note_token: string | null;
   created_at: Generated<Date>;
   closed_at: Date | null;
 }

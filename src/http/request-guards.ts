@@ -18,7 +18,7 @@ export function refuseBrokenQueryEncoding(app: FastifyInstance): void {
     for (const pair of request.url.slice(at + 1).split('&')) {
       const [rawName = '', rawValue = ''] = splitOnce(pair, '=');
       const name = decoded(rawName);
-      if (name === undefined || !(name in properties) || decoded(rawValue) !== undefined) continue;
+      if (name === undefined || !Object.hasOwn(properties, name) || decoded(rawValue) !== undefined) continue;
       if (!errors.some((e) => e.field === name)) {
         errors.push({
           field: name,
@@ -32,8 +32,9 @@ export function refuseBrokenQueryEncoding(app: FastifyInstance): void {
 
 /**
  * A route that reads no body (publish, relist, revoke, …) refuses one that says something: a
- * client sending `{ "reason": "…" }` to one would believe it was recorded. No body, `{}` and `null`
- * are no body (many HTTP clients send one of them with a POST that has no data).
+ * client sending `{ "reason": "…" }` to one would believe it was recorded. No body, `{}`, `[]` and
+ * `null` are no body (HTTP clients send one of them with a POST that has no data: PHP's
+ * json_encode([]) is `[]`).
  */
 export function refuseBodiesNoRouteReads(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
@@ -41,7 +42,7 @@ export function refuseBodiesNoRouteReads(app: FastifyInstance): void {
     if (body === undefined || body === null) return;
     // Not found (answered by its own handler), or a route that declares what its body holds.
     if (request.routeOptions.url === undefined || request.routeOptions.schema?.body !== undefined) return;
-    if (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0) return;
+    if (typeof body === 'object' && Object.keys(body).length === 0) return;
     throw AppError.validation([{ field: 'body', message: 'must be empty: this request takes no body (send none, or {})' }]);
   });
 }

@@ -51,9 +51,10 @@ export function normalizeAccount(raw: string, banks: BankDirectory, purpose: Pur
   const bank = banks.get(slug);
   if (!bank) {
     return rejected(
-      // Said back only when it reads as a bank's name: digits after the underscore may be a second
-      // account number or a phone number pasted there, and no identifier is repeated in an error.
-      SLUG_SHAPE.test(slug) && slug.length <= 64 && /[a-z]/.test(slug)
+      // Said back only when it reads as a bank's name: digits after the underscore (four in a row,
+      // even after letters) may be a second account number or a phone number pasted there, and no
+      // identifier is repeated in an error.
+      SLUG_SHAPE.test(slug) && slug.length <= 64 && /[a-z]/.test(slug) && !/\d{4}/.test(slug)
         ? `Unknown bank slug "${slug}"; ${BANK_LIST_HINT}`
         : `Unknown bank slug; ${BANK_LIST_HINT}`,
     );

@@ -7,7 +7,7 @@ const unique = (base: string) => `${base} ${process.pid}-${++counter}`;
 /** An operator and its key, made through the same service the CLI uses. */
 export async function createOperator(t: TestApp, name = unique('Operator')) {
   const r = await t.app.admin.operators.create({ name });
-  return { operatorId: r.operator.id, keyId: r.key.id, apiKey: r.apiKey };
+  return { operatorId: r.operator.id, keyId: r.key.id, apiKey: r.apiKey, name };
 }
 
 /** A company of this test's own, with its first key. */

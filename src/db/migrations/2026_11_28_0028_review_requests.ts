@@ -15,7 +15,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('request_token', 'text', (col) => col.notNull())
     .addColumn('labels', sql`text[]`, (col) => col.notNull())
     .addColumn('outcome', 'text')
-    .addColumn('outcome_note', 'text')
+    // What the operators did and told the person: it names them too, so it is sealed like the rest.
+    .addColumn('outcome_note_token', 'text')
     .addColumn('created_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
     .addColumn('closed_at', 'timestamptz')
     .addCheckConstraint('review_requests_status', sql`status in ('open', 'closed')`)

@@ -175,7 +175,9 @@ export function createKeysService({ db, events }: { db: Kysely<Database>; events
             : { role: 'operator', operatorId: old.operator_id as string };
         // A key that expires is replaced by one with the same lifetime unless told otherwise: a rotation
         // must not turn a company's 90-day keys into permanent ones without a word.
-        const expiresInDays = options.expiresInDays ?? sameLifetimeInDays(old);
+        // Rotated before (its replacement revoked since), the old key's own expiry is its grace's end:
+        // the lifetime to keep is the replacement's, which the first rotation gave the old key's.
+        const expiresInDays = options.expiresInDays ?? sameLifetimeInDays(replacement ?? old);
         const issued = await issueApiKey(trx, owner, { expiresInDays });
         const retired = await retireApiKey(trx, old.id, {
           replacedBy: issued.key.id,

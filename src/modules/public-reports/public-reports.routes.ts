@@ -1,11 +1,10 @@
-import type { FastifyRequest } from 'fastify';
-import { operatorOf } from '../../http/auth.js';
 import { ok, schemaFieldErrors } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
 import { errorResponses } from '../../http/openapi.js';
 import { clientAddressRateLimit } from '../../http/rate-limit.js';
 import type { RoutesPlugin } from '../../http/types.js';
 import { withValueErrors } from '../reports/report-precheck.js';
+import { moderatorOf } from './moderator.js';
 import {
   ModerationListQuery,
   ModerationListResponse,
@@ -15,15 +14,10 @@ import {
   PublicReportIdParams,
   RejectBody,
 } from './public-reports.schemas.js';
-import type { Moderator, PublicReportsService } from './public-reports.service.js';
+import type { PublicReportsService } from './public-reports.service.js';
 
 const HOUR_MS = 60 * 60 * 1000;
 const ADMIN = '/api/v1/admin/public-reports';
-
-function moderator(request: FastifyRequest): Moderator {
-  const { operatorId, keyId, user } = operatorOf(request);
-  return { operatorId, keyId, userId: user?.userId ?? null, requestId: String(request.id) };
-}
 
 /** The public intake (no key, limited per client address) and the operators' moderation. */
 export const publicReportsRoutes: RoutesPlugin<{ publicReports: PublicReportsService; reportsPerHour: number }> = async (
@@ -84,7 +78,7 @@ export const publicReportsRoutes: RoutesPlugin<{ publicReports: PublicReportsSer
       },
     },
     async (request) =>
-      ok({ report: await publicReports.decoded(moderator(request), request.params.id) }, 'Public report fetched successfully'),
+      ok({ report: await publicReports.decoded(moderatorOf(request), request.params.id) }, 'Public report fetched successfully'),
   );
 
   app.post(
@@ -99,7 +93,7 @@ export const publicReportsRoutes: RoutesPlugin<{ publicReports: PublicReportsSer
       },
     },
     async (request) =>
-      ok({ report: await publicReports.publish(moderator(request), request.params.id) }, 'Public report published'),
+      ok({ report: await publicReports.publish(moderatorOf(request), request.params.id) }, 'Public report published'),
   );
 
   app.post(
@@ -117,7 +111,7 @@ export const publicReportsRoutes: RoutesPlugin<{ publicReports: PublicReportsSer
     },
     async (request) =>
       ok(
-        { report: await publicReports.reject(moderator(request), request.params.id, request.body.reason) },
+        { report: await publicReports.reject(moderatorOf(request), request.params.id, request.body.reason) },
         'Public report rejected',
       ),
   );

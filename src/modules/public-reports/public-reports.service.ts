@@ -15,10 +15,11 @@ import { precheckReport } from '../reports/report-precheck.js';
 import type { FraudType } from '../reports/report-values.js';
 import { openReason, reasonContext } from '../reports/sealed-reason.js';
 import type { SafelistCheck } from '../safelist/safelist.service.js';
-import { trimmedText } from '../trimmed-text.js';
+import { trimmedText, unseenProblem, visibleLength } from '../trimmed-text.js';
 import type { ReportAttachments } from '../uploads/attachments.js';
 import { raisePublicReportPublished, raisePublicReportVisible, raisePublicReportWithdrawn } from '../webhooks/outbox.js';
 import { type ContactDetails, type ContactInput, maskContact, normalizeContact } from './contact-details.js';
+import type { Moderator } from './moderator.js';
 import { PUBLIC_REPORT_LIMITS, type PublicReportStatus, type ReportingEntity } from './public-report-values.js';
 import * as repo from './public-reports.repository.js';
 import { parseReference, referenceOf } from './reference.js';
@@ -37,13 +38,7 @@ export interface PublicReportInput {
 
 type GuestDetails = Omit<ContactDetails, 'amountLost' | 'currency'>;
 
-/** The operator who moderates, as the audit trail records them. */
-export interface Moderator {
-  operatorId: string;
-  keyId: string | null;
-  userId: string | null;
-  requestId: string;
-}
+export type { Moderator } from './moderator.js';
 
 /** A reporter's clock may run a little ahead of ours. */
 const CLOCK_SKEW_MS = 5 * 60 * 1000;
@@ -197,6 +192,10 @@ export function createPublicReportsService(deps: {
       const id = randomUUID();
       const fraudReason = checkFraudReason(input.fraudReason, errors) as string;
       const financialInstitution = input.financialInstitution.trim().replace(/\s+/g, ' ');
+      // Shown to banks and sent in webhooks: it must be there to see, and read as it is written.
+      const institutionProblem =
+        unseenProblem(financialInstitution) ?? (visibleLength(financialInstitution) === 0 ? 'must name the bank' : undefined);
+      if (institutionProblem) errors.push({ field: 'financialInstitution', message: institutionProblem });
       const eventDate = parseEventDate(input.eventDate, errors);
       const sealed = identifiers.seal(input.identifiers, { companyId, recordId: id }, errors);
       const uploadIds = await attachments.resolve(input.attachments ?? [], { companyId, recordId: id }, errors);

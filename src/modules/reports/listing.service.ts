@@ -5,6 +5,7 @@ import { type Clock, DAY_MS, daysBefore } from '../../jobs/clock.js';
 import { jobRequestId, SYSTEM_KEY_ID } from '../../jobs/system-actor.js';
 import { recordAudit } from '../audit/audit.repository.js';
 import { isUuid } from '../ids.js';
+import { trimmedText } from '../trimmed-text.js';
 import { exitedWatchersCtes } from '../webhooks/outbox.js';
 import * as repo from './reports.repository.js';
 import type { Actor } from './reports.service.js';
@@ -23,6 +24,8 @@ export function createListingService(deps: { db: Kysely<Database>; clock: Clock;
 
   return {
     async renew(actor: Actor & { companyId: string }, id: string, statement: string): Promise<string> {
+      // Shown to whoever disputes the listing: it must say something a reader can see.
+      const text = trimmedText('statement', statement, 50);
       return db.transaction().execute(async (trx) => {
         const report = isUuid(id) ? await repo.findReport(trx, id.toLowerCase(), actor.companyId, true) : undefined;
         if (!report) throw AppError.notFound('Report not found');
@@ -39,7 +42,7 @@ export function createListingService(deps: { db: Kysely<Database>; clock: Clock;
           );
         await trx
           .updateTable('reports')
-          .set({ renewed_at: now, renewal_statement: statement.trim(), updated_at: sql`now()` })
+          .set({ renewed_at: now, renewal_statement: text, updated_at: sql`now()` })
           .where('id', '=', report.id)
           .execute();
         await recordAudit(trx, { ...actor, action: 'renew', reportId: report.id });

@@ -14,8 +14,12 @@ export interface ReviewRequestFilter {
   ids?: ReferenceRange | undefined;
 }
 
-/** Newest first; `total` counts every row the filter takes (a page past the end counts apart). */
+/**
+ * Waiting requests oldest first (the longest wait is answered first, and is never past the first
+ * page); the rest newest first. `total` counts every row the filter takes.
+ */
 export async function listReviewRequests(db: Db, filter: ReviewRequestFilter & { offset: number; limit: number }) {
+  const direction = filter.status === 'open' ? 'asc' : 'desc';
   const rows = await db
     .selectFrom('review_requests')
     .selectAll()
@@ -25,8 +29,8 @@ export async function listReviewRequests(db: Db, filter: ReviewRequestFilter & {
     .$if(filter.ids !== undefined, (q) =>
       q.where('id', '>=', (filter.ids as ReferenceRange).from).where('id', '<=', (filter.ids as ReferenceRange).to),
     )
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
+    .orderBy('created_at', direction)
+    .orderBy('id', direction)
     .offset(filter.offset)
     .limit(filter.limit)
     .execute();
@@ -53,11 +57,11 @@ export async function findReviewRequest(db: Db, id: string, forUpdate = false): 
 export async function closeReviewRequest(
   db: Db,
   id: string,
-  change: { outcome: ReviewOutcome; note: string; at: Date },
+  change: { outcome: ReviewOutcome; noteToken: string; at: Date },
 ): Promise<ReviewRequestRow> {
   return db
     .updateTable('review_requests')
-    .set({ status: 'closed', outcome: change.outcome, outcome_note: change.note, closed_at: change.at })
+    .set({ status: 'closed', outcome: change.outcome, outcome_note_token: change.noteToken, closed_at: change.at })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -1,11 +1,9 @@
-import type { FastifyRequest } from 'fastify';
-import { operatorOf } from '../../http/auth.js';
 import { ok, schemaFieldErrors } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
 import { errorResponses } from '../../http/openapi.js';
 import { clientAddressRateLimit } from '../../http/rate-limit.js';
 import type { RoutesPlugin } from '../../http/types.js';
-import type { Moderator } from '../public-reports/public-reports.service.js';
+import { moderatorOf } from '../public-reports/moderator.js';
 import { withValueErrors } from '../reports/report-precheck.js';
 import {
   CloseReviewBody,
@@ -21,11 +19,6 @@ import type { ReviewRequestsService } from './review-requests.service.js';
 
 const HOUR_MS = 60 * 60 * 1000;
 const ADMIN = '/api/v1/admin/review-requests';
-
-function moderator(request: FastifyRequest): Moderator {
-  const { operatorId, keyId, user } = operatorOf(request);
-  return { operatorId, keyId, userId: user?.userId ?? null, requestId: String(request.id) };
-}
 
 /** The public's requests to review a listing (no key, limited per client address) and the operators' side. */
 export const reviewRequestsRoutes: RoutesPlugin<{ reviewRequests: ReviewRequestsService; requestsPerHour: number }> = async (
@@ -69,7 +62,8 @@ export const reviewRequestsRoutes: RoutesPlugin<{ reviewRequests: ReviewRequests
       config: { auth: 'operator' },
       schema: {
         tags,
-        summary: 'Review requests from the public, newest first (their content only in the audited read)',
+        summary:
+          'Review requests from the public: waiting ones oldest first, the rest newest first (their content only in the audited read)',
         querystring: ReviewRequestListQuery,
         response: { 200: ReviewRequestListResponse },
       },
@@ -92,7 +86,7 @@ export const reviewRequestsRoutes: RoutesPlugin<{ reviewRequests: ReviewRequests
       },
     },
     async (request) =>
-      ok({ request: await reviewRequests.read(moderator(request), request.params.id) }, 'Review request fetched'),
+      ok({ request: await reviewRequests.read(moderatorOf(request), request.params.id) }, 'Review request fetched'),
   );
 
   app.post(
@@ -112,7 +106,7 @@ export const reviewRequestsRoutes: RoutesPlugin<{ reviewRequests: ReviewRequests
     async (request) => {
       const { outcome, note } = request.body;
       return ok(
-        { request: await reviewRequests.close(moderator(request), request.params.id, outcome, note) },
+        { request: await reviewRequests.close(moderatorOf(request), request.params.id, outcome, note) },
         'Review request closed',
       );
     },

@@ -42,7 +42,6 @@ const listedFields = {
   status: StringEnum(REVIEW_STATUSES),
   labels: Type.Array(Type.String(), { description: 'The kinds of identifiers sent (their values only in the audited read)' }),
   outcome: Nullable(StringEnum(REVIEW_OUTCOMES)),
-  outcomeNote: Nullable(Type.String()),
   createdAt: DateTime(),
   closedAt: Nullable(DateTime()),
 };
@@ -76,6 +75,7 @@ export const ReviewRequestResponse = Envelope(
       phone: Nullable(Type.String()),
       identifiers: Type.Array(Type.Object({ label: Type.String(), value: Type.String() })),
       statement: Type.String(),
+      outcomeNote: Nullable(Type.String({ description: "The operators' note on closing (sealed; only in this read)" })),
     }),
   }),
 );

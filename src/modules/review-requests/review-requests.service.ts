@@ -9,10 +9,10 @@ import { recordAudit } from '../audit/audit.repository.js';
 import { PUBLIC_REPORTS_COMPANY_ID } from '../companies/public-reports-company.js';
 import { isUuid } from '../ids.js';
 import { normalizeContact } from '../public-reports/contact-details.js';
-import type { Moderator } from '../public-reports/public-reports.service.js';
+import type { Moderator } from '../public-reports/moderator.js';
 import { parseReference, referenceOf } from '../public-reports/reference.js';
 import { freeTextError, trimmedText } from '../trimmed-text.js';
-import { REVIEW_LIMITS, REVIEW_REQUEST_LABEL } from './review-request-values.js';
+import { REVIEW_LIMITS, REVIEW_NOTE_LABEL, REVIEW_REQUEST_LABEL } from './review-request-values.js';
 import * as repo from './review-requests.repository.js';
 
 export interface ReviewRequestInput {
@@ -45,7 +45,7 @@ export function createReviewRequestsService(deps: {
   now: () => Date;
 }) {
   const { db, keyring, banks, now } = deps;
-  const context = (id: string) => ({ companyId: PUBLIC_REPORTS_COMPANY_ID, recordId: id, label: REVIEW_REQUEST_LABEL });
+  const context = (id: string, label = REVIEW_REQUEST_LABEL) => ({ companyId: PUBLIC_REPORTS_COMPANY_ID, recordId: id, label });
 
   const listed = (row: repo.ReviewRequestRow) => ({
     id: row.id,
@@ -53,7 +53,6 @@ export function createReviewRequestsService(deps: {
     status: row.status,
     labels: row.labels,
     outcome: row.outcome,
-    outcomeNote: row.outcome_note,
     createdAt: row.created_at.toISOString(),
     closedAt: row.closed_at?.toISOString() ?? null,
   });
@@ -99,7 +98,9 @@ export function createReviewRequestsService(deps: {
 
     async intake(input: ReviewRequestInput): Promise<{ id: string; reference: string; status: 'open' }> {
       const errors: FieldError[] = [];
-      const name = trimmedText('name', input.name, 1).replace(/\s+/g, ' ');
+      const name = input.name.trim().replace(/\s+/g, ' ');
+      const nameError = freeTextError('name', name, 1);
+      if (nameError) errors.push(nameError);
       const contact = checkContact(input, errors);
       const identifiers = input.identifiers.map((identifier, i) => {
         const normalized = normalizeIdentifier(identifier.label, identifier.value, { banks, purpose: 'search' });
@@ -132,8 +133,11 @@ export function createReviewRequestsService(deps: {
     async read(moderator: Moderator, id: string) {
       const row = await requireRequest(id);
       const content = JSON.parse(keyring.open(row.request_token, context(row.id))) as Content;
+      const outcomeNote = row.outcome_note_token
+        ? keyring.open(row.outcome_note_token, context(row.id, REVIEW_NOTE_LABEL))
+        : null;
       await recordAudit(db, { ...moderator, action: 'review_read', subjectId: row.id });
-      return { ...listed(row), ...content };
+      return { ...listed(row), ...content, outcomeNote };
     },
 
     async close(moderator: Moderator, id: string, outcome: ReviewOutcome, note: string) {
@@ -141,7 +145,8 @@ export function createReviewRequestsService(deps: {
         const row = await requireRequest(id, trx, true);
         if (row.status === 'closed') throw new AppError('INVALID_STATE', 'The review request is already closed');
         const text = trimmedText('note', note, REVIEW_LIMITS.noteMin);
-        const closed = await repo.closeReviewRequest(trx, row.id, { outcome, note: text, at: now() });
+        const noteToken = keyring.seal(text, context(row.id, REVIEW_NOTE_LABEL));
+        const closed = await repo.closeReviewRequest(trx, row.id, { outcome, noteToken, at: now() });
         await recordAudit(trx, { ...moderator, action: 'review_close', subjectId: row.id });
         return listed(closed);
       });

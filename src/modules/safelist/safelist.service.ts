@@ -8,6 +8,7 @@ import { type BankDirectory, type IdentifierLabel, normalizeIdentifier } from '.
 import { recordAudit } from '../audit/audit.repository.js';
 import { isUuid } from '../ids.js';
 import { referenceOf } from '../public-reports/reference.js';
+import { trimmedText } from '../trimmed-text.js';
 import { findSafelisted, type IndexPair, reportsCarrying, safelistedOfReport } from './safelist.repository.js';
 
 const SAFELISTED = 'is on the safelist: this identifier must never be listed';
@@ -74,8 +75,7 @@ export function createSafelistService(deps: { db: Kysely<Database>; crypto: Pick
   return {
     /** Adds an entry; existing reports carrying it are listed for review, not touched. */
     async add(actor: SafelistActor, input: { label: IdentifierLabel; value: string; reason: string }) {
-      const reason = input.reason.trim();
-      if (reason.length < 10) throw AppError.validation([{ field: 'reason', message: 'must be at least 10 characters' }]);
+      const reason = trimmedText('reason', input.reason, 10);
       const entry = indexOf(input.label, input.value);
       const row = await db
         .insertInto('safelist')

@@ -42,6 +42,11 @@ export interface SignedIn {
 }
 
 const RECOVERY_CODES = 10;
+/**
+ * argon2 checks per sign-in, whatever the address: the accounts it has (the oldest first, at most
+ * this many; a fifth member's account is reached with `memberId`) and dummy hashes for the rest.
+ */
+const SIGN_IN_CHECKS = 4;
 const TOTP_LABEL = 'totp';
 /** last_seen_at is written at most this often: idle time is kept to the minute, not a write per request. */
 const TOUCH_EVERY_MS = 60_000;
@@ -74,28 +79,30 @@ export function createSessionsService(deps: {
 
   /**
    * The one account of the address that the password opens. An address may have an account at
-   * several members (decision 0121): each is tried, and when the password opens more than one the
-   * person is asked which member, naming only those (they have just proved they hold them). An
-   * unknown address costs one argon2 verification too: same answer, same time.
+   * several members (decision 0121): each is tried, and when the password opens more than one that
+   * can be used, the person is asked which member, naming only those. Every sign-in runs the same
+   * number of argon2 checks (dummy hashes fill in for missing accounts and invited ones without a
+   * password), so its time says nothing of how many accounts an address has, or whether it has any.
    */
   async function accountOpened(input: SignInInput): Promise<repo.AccountRow | undefined> {
-    const accounts = (await repo.findLiveAccountsByEmail(db, input.email.trim().toLowerCase())).filter(
-      (account) => input.memberId === undefined || ownerOf(account) === input.memberId.toLowerCase(),
-    );
-    if (accounts.length === 0) {
-      await verifyPassword(await dummyPasswordHash(), input.password);
-      return undefined;
-    }
+    const accounts = (await repo.findLiveAccountsByEmail(db, input.email.trim().toLowerCase()))
+      .filter((account) => input.memberId === undefined || ownerOf(account) === input.memberId.toLowerCase())
+      .slice(0, SIGN_IN_CHECKS);
     const opened: repo.AccountRow[] = [];
-    for (const account of accounts) {
-      if (account.password_hash && (await verifyPassword(account.password_hash, input.password))) opened.push(account);
+    for (let i = 0; i < SIGN_IN_CHECKS; i++) {
+      const account = accounts[i];
+      const hash = account?.password_hash ?? (await dummyPasswordHash());
+      const ok = await verifyPassword(hash, input.password);
+      if (ok && account?.password_hash) opened.push(account);
     }
-    if (opened.length > 1) {
+    // A suspended account, or one at a suspended company, is no choice to offer: it only refuses.
+    const usable = opened.filter((account) => account.status === 'active' && account.company_status !== 'suspended');
+    if (usable.length > 1) {
       throw new AppError('MEMBER_CHOICE_REQUIRED', 'This address has an account at more than one member; choose one', {
-        members: opened.map((account) => ({ memberId: ownerOf(account), name: account.owner_name })),
+        members: usable.map((account) => ({ memberId: ownerOf(account), name: account.owner_name })),
       });
     }
-    return opened[0];
+    return usable[0] ?? opened[0];
   }
 
   async function requireActiveUser(userId: string): Promise<repo.UserRow> {
@@ -184,7 +191,7 @@ export function createSessionsService(deps: {
       if (user.totp_confirmed_at) throw new AppError('INVALID_STATE', 'A second factor is already enrolled');
       const secret = newTotpSecret();
       await repo.updateUser(db, user.id, { totp_secret_token: keyring.seal(secret, sealContext(user)), totp_last_step: null });
-      return { secret, otpauthUrl: totpUrl(secret, user.email) };
+      return { secret, otpauthUrl: totpUrl(secret, user.email, await repo.memberNameOf(db, user)) };
     },
 
     /** Confirms enrolment with a first code; answers the recovery codes, shown this once. */

@@ -8,13 +8,17 @@ export function newTotpSecret(): string {
   return new Secret({ size: 20 }).base32;
 }
 
-function totp(secret: string, label: string): TOTP {
-  return new TOTP({ issuer: ISSUER, label, algorithm: 'SHA1', digits: 6, period: PERIOD, secret: Secret.fromBase32(secret) });
+function totp(secret: string, label: string, issuer = ISSUER): TOTP {
+  return new TOTP({ issuer, label, algorithm: 'SHA1', digits: 6, period: PERIOD, secret: Secret.fromBase32(secret) });
 }
 
-/** The `otpauth://` URL an authenticator app reads (usually as a QR code). */
-export function totpUrl(secret: string, email: string): string {
-  return totp(secret, email).toString();
+/**
+ * The `otpauth://` URL an authenticator app reads (usually as a QR code). The issuer names the
+ * member: a person with accounts at two members (decision 0121) gets two entries told apart, and an
+ * app that keys entries by issuer and account does not replace one with the other.
+ */
+export function totpUrl(secret: string, email: string, memberName: string): string {
+  return totp(secret, email, memberName ? `${ISSUER} (${memberName})` : ISSUER).toString();
 }
 
 /**

@@ -28,12 +28,12 @@ export async function lockAndFindLiveUser(trx: Transaction<Database>, email: str
   return findLiveUserByEmail(trx, email, ownerId);
 }
 
-export type AccountRow = UserRow & { owner_name: string };
+export type AccountRow = UserRow & { owner_name: string; company_status: string | null };
 
 /**
- * Every live account of an address, at every member, with the member's name: sign-in's candidates.
- * Oldest first, so the order a person is offered stays the same. The limit only bounds the work a
- * sign-in can cause (an argon2 check per account); no one works at fifty members.
+ * Every live account of an address, at every member, with the member's name and standing:
+ * sign-in's candidates. Oldest first, so the order a person is offered stays the same. The limit
+ * only bounds the rows read (sign-in checks at most four of them, sessions.service.ts).
  */
 export async function findLiveAccountsByEmail(db: Db, email: string): Promise<AccountRow[]> {
   return db
@@ -42,6 +42,7 @@ export async function findLiveAccountsByEmail(db: Db, email: string): Promise<Ac
     .leftJoin('operators', 'operators.id', 'users.operator_id')
     .selectAll('users')
     .select(sql<string>`coalesce(companies.business_name, operators.name)`.as('owner_name'))
+    .select('companies.status as company_status')
     .where('users.email', '=', email)
     .where('users.status', '<>', 'removed')
     .orderBy('users.created_at')

@@ -6,6 +6,7 @@ import { normalizeEmail } from '../../identifiers/email.js';
 import { type ChangeActor, recordChange } from '../audit/audit.repository.js';
 import { findCompanyById } from '../companies/companies.repository.js';
 import { isUuid } from '../ids.js';
+import { unseenProblem, visibleLength } from '../trimmed-text.js';
 import type { Mailer } from './mailer.js';
 import { checkPasswordPolicy, hashPassword } from './passwords.js';
 import { hashToken, newToken } from './secrets.js';
@@ -127,11 +128,15 @@ export function createUsersService(deps: {
     /** Sets the name and password of an invited user; the token works once, before it expires. */
     async accept(input: { token: string; password: string; name: string }): Promise<UserView> {
       const name = input.name.trim();
+      // Shown to colleagues and in the audit trail: there to see, and read as it is written.
+      const nameProblem = unseenProblem(name);
       const errors = [
         checkPasswordPolicy(input.password, 'password'),
-        name.length === 0 || name.length > NAME_MAX_LENGTH
-          ? { field: 'name', message: `must be 1 to ${NAME_MAX_LENGTH} characters` }
-          : undefined,
+        nameProblem
+          ? { field: 'name', message: nameProblem }
+          : visibleLength(name) === 0 || name.length > NAME_MAX_LENGTH
+            ? { field: 'name', message: `must be 1 to ${NAME_MAX_LENGTH} characters` }
+            : undefined,
       ].filter((e) => e !== undefined);
       if (errors.length > 0) throw AppError.validation(errors);
       // Hashed before the transaction: argon2 takes tens of milliseconds and needs no row lock.

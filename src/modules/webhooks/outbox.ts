@@ -194,9 +194,12 @@ async function insertEvents(db: Db, select: RawBuilder<unknown>): Promise<void> 
       returning id, company_id, type
     )
     -- A statement cannot see rows its own CTE inserted, so the deliveries join the RETURNING rows.
+    -- A withdrawal goes wherever its publication went: an endpoint subscribed to
+    -- public_report.published (one registered before public_report.withdrawn existed, say) hears both.
     insert into webhook_deliveries (id, event_id, endpoint_id)
     select gen_random_uuid(), ins.id, ep.id from ins
-    join webhook_endpoints ep on ep.company_id = ins.company_id and ep.status = 'active' and ins.type = any(ep.events)`.execute(
+    join webhook_endpoints ep on ep.company_id = ins.company_id and ep.status = 'active'
+      and (ins.type = any(ep.events) or (ins.type = 'public_report.withdrawn' and 'public_report.published' = any(ep.events)))`.execute(
     db,
   );
 }
