@@ -39,8 +39,10 @@ export function labelName(code: string): string {
   return LABELS.find(([value]) => value === code)?.[1] ?? code.replace(/_/g, ' ');
 }
 
-/** "Bank account: 0010246780 at Access Bank" rather than the stored "0010246780_access-bank". */
+/** "Bank account: 0010246780 at Access Bank" rather than the stored "0010246780_access-bank"; "@ada" for a handle. */
 export function identifierText(label: string, value: string): string {
+  // A handle is stored without its @ (so "@ada" and "ada" are one); a person writes it with one.
+  if (label === 'social_handle' && /^[a-z0-9._-]{2,64}$/.test(value)) return `${labelName(label)}: @${value}`;
   const account = label === 'account' ? /^(\d{10})_(.+)$/.exec(value) : null;
   if (!account) return `${labelName(label)}: ${value}`;
   const slug = account[2] as string;

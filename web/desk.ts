@@ -321,7 +321,10 @@ onSubmitOnce(byId<HTMLFormElement>('search-form'), async (event) => {
     // The answer to an earlier search must not stand under this one's error as if it were its answer.
     out.replaceChildren();
     delete out.dataset.renderMs;
-    return showFieldErrors(byId('search-form'), error, byId('search-message'));
+    // Nothing typed is asked for, not called "empty".
+    return showFieldErrors(byId('search-form'), error, byId('search-message'), {
+      ...(byId<HTMLInputElement>('search-value').value.trim() ? {} : { value: 'Type the value to search for' }),
+    });
   }
   showDone(byId('search-form'), byId('search-message'), '');
   renderSearchResult(out, data.data, {

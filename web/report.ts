@@ -95,5 +95,9 @@ onSubmitOnce(form, async () => {
     financialInstitution: 'Choose the bank or institution from the list',
     // Left empty, the date needs asking for, not its format explained.
     ...(eventDate.value ? {} : { eventDate: 'Give the date it happened' }),
+    // "₦250k" or "250 thousand" is no number to the service: say how to write it.
+    ...(text('amountLost') !== '' && !Number.isFinite(amount)
+      ? { 'victim/amountLost': 'Write the amount in digits only, such as 250000' }
+      : {}),
   });
 });

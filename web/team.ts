@@ -179,8 +179,18 @@ export async function loadAudit(): Promise<void> {
   // Only the latest load draws: an earlier one answering later must not replace a filtered page.
   const load = ++auditLoads;
   const action = byId<HTMLSelectElement>('audit-action').value || undefined;
+  // A screened customer book writes a row per customer: tens of thousands that bury everything
+  // else, so they are left out unless asked for (or are what the filter asks for).
+  const hideScreened = !action && !byId<HTMLInputElement>('audit-screened').checked;
   const { data, error } = await api.GET('/api/v1/external/audit', {
-    params: { query: { page: auditPage, limit: AUDIT_LIMIT, ...(action ? { action } : {}) } },
+    params: {
+      query: {
+        page: auditPage,
+        limit: AUDIT_LIMIT,
+        ...(action ? { action } : {}),
+        ...(hideScreened ? { excludeAction: 'screen' } : {}),
+      },
+    },
   });
   if (load !== auditLoads) return;
   if (!data) {
@@ -244,18 +254,21 @@ export function initTeam(): void {
     byId('invite-result').hidden = false;
     byId<HTMLInputElement>('invite-email').value = '';
     await loadTeam();
+    // On the link, shown once: the table redrawn above pushed it out of sight on a phone.
+    byId('invite-link').focus();
   });
   byId<HTMLFormElement>('audit-filter').addEventListener('submit', (event) => {
     event.preventDefault();
     auditPage = 1;
     void loadAudit();
   });
-  byId('audit-previous').addEventListener('click', () => {
-    auditPage = Math.max(1, auditPage - 1);
-    void loadAudit();
-  });
-  byId('audit-next').addEventListener('click', () => {
-    auditPage += 1;
-    void loadAudit();
-  });
+  // A page turned is read from its top: the count above the table says where the reader is.
+  const turnTo = async (page: number) => {
+    auditPage = page;
+    await loadAudit();
+    byId('audit-count').tabIndex = -1;
+    byId('audit-count').focus();
+  };
+  byId('audit-previous').addEventListener('click', () => void turnTo(Math.max(1, auditPage - 1)));
+  byId('audit-next').addEventListener('click', () => void turnTo(auditPage + 1));
 }

@@ -41,7 +41,8 @@ export async function loadWatchlist(): Promise<void> {
     remove.setAttribute('aria-label', `Stop watching ${value}`);
     onClickOnce(remove, async () => {
       const { error } = await api.DELETE('/api/v1/external/watchlist/{id}', { params: { path: { id: entry.id } } });
-      tell(byId('watch-message'), error ? error.message : `${value} is no longer watched.`, error ? 'error' : 'ok');
+      // Said beside the list it changed, not in the form below it (out of sight on a phone).
+      tell(byId('watch-list-message'), error ? error.message : `${value} is no longer watched.`, error ? 'error' : 'ok');
       await loadWatchlist();
     });
     li.append(text, ' ', remove);

@@ -101,12 +101,18 @@ export type AuditActor = 'company' | 'another_member' | 'operators' | 'system';
 export async function listCompanyAudit(
   db: Db,
   companyId: string,
-  filters: { action?: string | undefined; from?: Date | undefined; before?: Date | undefined },
+  filters: {
+    action?: string | undefined;
+    excludeAction?: string | undefined;
+    from?: Date | undefined;
+    before?: Date | undefined;
+  },
   offset: number,
   limit: number,
 ): Promise<AuditPage> {
   let query = db.selectFrom('audit_events').where('company_id', '=', companyId);
   if (filters.action) query = query.where('action', '=', filters.action);
+  if (filters.excludeAction) query = query.where('action', '<>', filters.excludeAction);
   if (filters.from) query = query.where('created_at', '>=', filters.from);
   if (filters.before) query = query.where('created_at', '<', filters.before);
   // The page first, then who acted for its rows alone: joined before the offset, every row skipped

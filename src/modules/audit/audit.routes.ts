@@ -18,6 +18,12 @@ const AuditQuery = Type.Object({
       description: 'search, screen, decode, create, edit, publish, exit, relist, key_issue, user_invite, webhook_create ...',
     }),
   ),
+  excludeAction: Type.Optional(
+    Type.String({
+      maxLength: 32,
+      description: 'Leave this action out: `screen`, say, as a screened customer book writes a row per customer',
+    }),
+  ),
   from: Type.Optional(Type.String({ description: 'ISO date (a UTC day) or date-time, inclusive' })),
   to: Type.Optional(Type.String({ description: 'ISO date (a UTC day) or date-time, inclusive; a date covers its whole day' })),
 });
@@ -83,11 +89,11 @@ export const auditRoutes: RoutesPlugin<{
     },
     async (request) => {
       const principal = companyOf(request);
-      const { page, limit, action, from, to } = request.query;
+      const { page, limit, action, excludeAction, from, to } = request.query;
       const result = await listCompanyAudit(
         db,
         principal.companyId,
-        { action, ...dateRange(from, to) },
+        { action, excludeAction, ...dateRange(from, to) },
         (page - 1) * limit,
         limit,
       );
