@@ -120,6 +120,31 @@ export function characterCount(area: HTMLTextAreaElement, out: HTMLElement, min:
   update();
 }
 
+/**
+ * A public form's answer when it is not a list of field errors: received (the form makes way for
+ * the thank-you with its reference, which takes the keyboard) or the hourly limit reached (said
+ * in words, with what was typed kept). True when it said something.
+ */
+export function publicFormAnswered(
+  form: HTMLElement,
+  message: HTMLElement,
+  what: 'reports' | 'requests',
+  reference: string | undefined,
+  response: Response,
+): boolean {
+  if (reference !== undefined) {
+    form.hidden = true;
+    byId('reference').textContent = reference;
+    byId('done').hidden = false;
+    byId('done').focus();
+    return true;
+  }
+  if (response.status !== 429) return false;
+  const minutes = Math.ceil(Number(response.headers.get('retry-after') ?? 3600) / 60);
+  message.textContent = `We have received several ${what} from your connection in the last hour, which is our limit to stop abuse. Your details are still on this page: please try again in about ${minutes} minutes.`;
+  return true;
+}
+
 /** A report form's errors in a person's words where the server's would be codes or list sizes. */
 export const REPORT_FORM_IN_WORDS = {
   fraudType: 'Choose the kind of fraud from the list',
@@ -220,7 +245,10 @@ export function showFieldErrors(
     const note = document.createElement('p');
     note.className = 'field-error';
     note.id = `err-${field.replace(/[^a-z0-9]/gi, '-')}`;
-    note.textContent = plain[field] ?? message;
+    // Alone under its field, a service message ("must be …", named after the field in the API) reads
+    // as a sentence.
+    const text = plain[field] ?? message;
+    note.textContent = text.charAt(0).toUpperCase() + text.slice(1);
     target.setAttribute('aria-invalid', 'true');
     // Added to the field's hint and counter, not in their place.
     target.setAttribute('aria-describedby', `${target.getAttribute('aria-describedby') ?? ''} ${note.id}`.trim());

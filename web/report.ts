@@ -8,6 +8,7 @@ import {
   loadBanks,
   onSubmitOnce,
   option,
+  publicFormAnswered,
   REPORT_FORM_IN_WORDS,
   showFieldErrors,
 } from './common.js';
@@ -78,18 +79,7 @@ onSubmitOnce(form, async () => {
       ...(entity !== 'self' && contact('reporter') ? { guestInfo: contact('reporter') } : {}),
     },
   });
-  if (data) {
-    form.hidden = true;
-    byId('reference').textContent = data.data.reference;
-    byId('done').hidden = false;
-    byId('done').focus();
-    return;
-  }
-  if (response.status === 429) {
-    const minutes = Math.ceil(Number(response.headers.get('retry-after') ?? 3600) / 60);
-    message.textContent = `We have received several reports from your connection in the last hour, which is our limit to stop abuse. Your details are still on this page: please try again in about ${minutes} minutes.`;
-    return;
-  }
+  if (publicFormAnswered(form, message, 'reports', data?.data.reference, response)) return;
   showFieldErrors(form, withBankErrors(noBank, error), message, {
     ...REPORT_FORM_IN_WORDS,
     financialInstitution: 'Choose the bank or institution from the list',

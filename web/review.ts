@@ -1,6 +1,6 @@
 // The public page at /review: the person who believes they are wrongly listed asks the operators to
 // look (decision 0122). No sign-in; the answer never says whether anything is listed.
-import { api, byId, characterCount, LABELS, onSubmitOnce, showFieldErrors } from './common.js';
+import { api, byId, characterCount, LABELS, onSubmitOnce, publicFormAnswered, showFieldErrors } from './common.js';
 import { identifierRow, missingBanks, readIdentifiers, wireAddIdentifier, withBankErrors } from './identifier-rows.js';
 
 const form = byId<HTMLFormElement>('review-form');
@@ -25,18 +25,7 @@ onSubmitOnce(form, async () => {
       statement: byId<HTMLTextAreaElement>('statement').value,
     },
   });
-  if (data) {
-    form.hidden = true;
-    byId('reference').textContent = data.data.reference;
-    byId('done').hidden = false;
-    byId('done').focus();
-    return;
-  }
-  if (response.status === 429) {
-    const minutes = Math.ceil(Number(response.headers.get('retry-after') ?? 3600) / 60);
-    message.textContent = `We have received several requests from your connection in the last hour, which is our limit to stop abuse. Your details are still on this page: please try again in about ${minutes} minutes.`;
-    return;
-  }
+  if (publicFormAnswered(form, message, 'requests', data?.data.reference, response)) return;
   // Left empty, a field needs asking for, not its rules explained; filled, the service's words stand.
   showFieldErrors(form, withBankErrors(noBank, error), message, {
     ...(text('name') ? {} : { name: 'Give your name' }),
