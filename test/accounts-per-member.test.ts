@@ -1,14 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accept, invite, PASSWORD, sessionCookie, sessionHeaders, signIn, testClock, uniqueEmail } from './helpers/people.js';
+import { totpCode } from '../src/modules/users/totp.js';
+import {
+  accept,
+  enrolTotp,
+  invite,
+  PASSWORD,
+  sessionCookie,
+  sessionHeaders,
+  signIn,
+  testClock,
+  uniqueEmail,
+} from './helpers/people.js';
 import { createCompany, createOperator, key } from './helpers/principals.js';
 import { buildTestApp, type TestApp } from './helpers/test-app.js';
 
 // Decision 0121: an address has at most one live account per member, and a member learns nothing
 // about the address's accounts at other members.
 let t: TestApp;
+const clock = testClock();
 
 beforeAll(async () => {
-  t = await buildTestApp({ now: testClock().now });
+  t = await buildTestApp({ now: clock.now });
 });
 afterAll(() => t.close());
 
@@ -73,6 +85,38 @@ describe('an address with accounts at several members', () => {
     const signedIn = await signIn(t, email);
     expect(signedIn.statusCode).toBe(200);
     expect(signedIn.json().data.user.id).toBe(atB);
+  });
+
+  it('names no member to a password alone when the accounts have a second factor: the code picks the account', async () => {
+    const a = await createCompany(t);
+    const b = await createCompany(t);
+    const email = uniqueEmail('two-factors');
+    const secrets: Record<string, string> = {};
+    for (const member of [a, b]) {
+      await accountAt({ companyId: member.companyId }, email);
+      const first = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/sign-in',
+        payload: { email, password: PASSWORD, memberId: member.companyId },
+      });
+      secrets[member.companyId] = (await enrolTotp(t, sessionCookie(first), clock)).secret;
+    }
+    const bare = await signIn(t, email);
+    expect(bare.statusCode).toBe(401);
+    expect(bare.json().data).toEqual({ code: 'TOTP_REQUIRED', requestId: expect.any(String) });
+    // B's code fits B's account alone: signed in there, no question asked, no member named.
+    const withB = await signIn(t, email, PASSWORD, totpCode(secrets[b.companyId] as string, clock.now()));
+    expect(withB.statusCode).toBe(200);
+    expect(withB.json().data.member.id).toBe(b.companyId);
+    // A code that fits neither is a wrong code.
+    clock.advance(30_000);
+    const wrong = await signIn(
+      t,
+      email,
+      PASSWORD,
+      totpCode(secrets[b.companyId] as string, new Date(clock.now().getTime() - 3_600_000)),
+    );
+    expect(wrong.json().data).toEqual({ code: 'TOTP_INVALID', requestId: expect.any(String) });
   });
 
   it('asks which member when the password opens several, naming only those, and takes memberId', async () => {

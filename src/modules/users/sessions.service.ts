@@ -68,6 +68,18 @@ export function createSessionsService(deps: {
 
   const sealContext = (user: repo.UserRow) => ({ companyId: ownerOf(user), recordId: user.id, label: TOTP_LABEL });
 
+  /**
+   * Whether a code would be accepted for this account, without using it up: sign-in's choice of
+   * member looks, and the chosen account's own check then uses the code.
+   */
+  async function secondFactorFits(user: repo.UserRow, code: string): Promise<boolean> {
+    const recovery = normalizeRecoveryCode(code);
+    if (RECOVERY_CODE_SHAPE.test(recovery)) return repo.hasRecoveryCode(db, user.id, hashToken(recovery));
+    if (!user.totp_secret_token) return false;
+    const step = totpStep(keyring.open(user.totp_secret_token, sealContext(user)), code.trim(), now());
+    return step !== undefined && (user.totp_last_step === null || step > Number(user.totp_last_step));
+  }
+
   /** A six-digit code of a later time step than any accepted before, or an unused recovery code. */
   async function secondFactorOk(user: repo.UserRow, code: string): Promise<boolean> {
     const recovery = normalizeRecoveryCode(code);
@@ -97,12 +109,30 @@ export function createSessionsService(deps: {
     }
     // A suspended account, or one at a suspended company, is no choice to offer: it only refuses.
     const usable = opened.filter((account) => account.status === 'active' && account.company_status !== 'suspended');
-    if (usable.length > 1) {
-      throw new AppError('MEMBER_CHOICE_REQUIRED', 'This address has an account at more than one member; choose one', {
-        members: usable.map((account) => ({ memberId: ownerOf(account), name: account.owner_name })),
-      });
-    }
-    return usable[0] ?? opened[0];
+    if (usable.length <= 1) return usable[0] ?? opened[0];
+    const choices = await choicesAfterSecondFactor(usable, input.totp);
+    if (choices.length === 1) return choices[0];
+    throw new AppError('MEMBER_CHOICE_REQUIRED', 'This address has an account at more than one member; choose one', {
+      members: choices.map((account) => ({ memberId: ownerOf(account), name: account.owner_name })),
+    });
+  }
+
+  /**
+   * The members a person who opened several accounts may be told of. An account with a second
+   * factor is named only once its code fits (a stolen password alone must not say where its owner
+   * works): without a code the answer is TOTP_REQUIRED, naming nothing; with a code that fits none,
+   * TOTP_INVALID. An account without a second factor opens with the password alone, so it is named.
+   */
+  async function choicesAfterSecondFactor(usable: repo.AccountRow[], totp: string | undefined): Promise<repo.AccountRow[]> {
+    const guarded = usable.filter((account) => account.totp_confirmed_at !== null);
+    const open = usable.filter((account) => account.totp_confirmed_at === null);
+    if (guarded.length === 0) return open;
+    if (!totp) throw new AppError('TOTP_REQUIRED', 'Send the code from your authenticator app as totp');
+    const fitting: repo.AccountRow[] = [];
+    for (const account of guarded) if (await secondFactorFits(account, totp)) fitting.push(account);
+    if (fitting.length === 0 && open.length === 0)
+      throw new AppError('TOTP_INVALID', 'The code is wrong or has already been used');
+    return [...open, ...fitting];
   }
 
   async function requireActiveUser(userId: string): Promise<repo.UserRow> {
@@ -117,7 +147,11 @@ export function createSessionsService(deps: {
       if (retryAfter !== undefined) {
         throw new AppError('RATE_LIMITED', `Too many failed sign-ins; retry in ${retryAfter} s`, { retryAfter });
       }
-      const user = await accountOpened(input);
+      const user = await accountOpened(input).catch(async (error: unknown) => {
+        // A code that fits none of the accounts is a failed sign-in like any wrong code.
+        if (error instanceof AppError && error.code === 'TOTP_INVALID') await throttle.recordFailure(input.email, address);
+        throw error;
+      });
       if (!user) {
         await throttle.recordFailure(input.email, address);
         throw new AppError('INVALID_CREDENTIALS', 'The e-mail address or password is wrong');

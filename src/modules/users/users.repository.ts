@@ -146,6 +146,18 @@ export async function useRecoveryCode(db: Db, userId: string, codeHash: Buffer, 
   return row !== undefined;
 }
 
+/** Whether an unused recovery code matches, without using it (sign-in's choice of member only looks). */
+export async function hasRecoveryCode(db: Db, userId: string, codeHash: Buffer): Promise<boolean> {
+  const row = await db
+    .selectFrom('user_recovery_codes')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('code_hash', '=', codeHash)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Accepts a TOTP step only if it is later than the last accepted one (atomic: two requests, one winner). */
 export async function advanceTotpStep(db: Db, userId: string, step: number): Promise<boolean> {
   const row = await db
