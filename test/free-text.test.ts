@@ -8,7 +8,10 @@ import { buildTestApp, type TestApp } from './helpers/test-app.js';
 // it is written.
 describe('free text a reader sees', () => {
   it('counts only what can be seen, and refuses control and text-direction characters', () => {
-    expect(visibleLength('a\u200Bb \u00A0c\u2060\n')).toBe(3);
+    // Zero-width characters do not count; spaces and line breaks between words do, as they always did.
+    expect(visibleLength('a\u200Bb \u00A0c\u2060\n')).toBe(6);
+    expect(visibleLength('\u200B \u200B\n\u3000')).toBe(0);
+    expect(freeTextError('reason', 'Paid back in full', 17)).toBeUndefined();
     expect(freeTextError('reason', 'Funds recovered in full.', 10)).toBeUndefined();
     expect(freeTextError('reason', 'Line one.\r\n\tLine two.', 10)).toBeUndefined();
     expect(freeTextError('reason', '\u200B'.repeat(12), 10)).toEqual({

@@ -111,13 +111,29 @@ export function actionButton(text: string, label: string, run: () => Promise<voi
 /** Live "n / max characters" under a text area, with its limits in words. */
 export function characterCount(area: HTMLTextAreaElement, out: HTMLElement, min: number, max: number): void {
   const update = () => {
-    const n = area.value.trim().length;
-    out.textContent = n < min ? `${n} characters — at least ${min - n} more needed` : `${n} of ${max} characters`;
+    // Counted as the service counts (trimmed-text.ts): characters that take no room do not count,
+    // and blanks alone are nothing.
+    const text = area.value.trim();
+    const n = text.replace(/[\s\p{Z}\p{Cc}\p{Cf}]/gu, '') === '' ? 0 : [...text.replace(/[^\P{Cc}\t\n\r]|\p{Cf}/gu, '')].length;
+    out.textContent =
+      n < min
+        ? `${n} characters — at least ${min - n} more needed`
+        : `${n.toLocaleString('en-GB')} of ${max.toLocaleString('en-GB')} characters`;
     // Not in the error colour before anything is typed: an empty box has not done anything wrong yet.
     out.classList.toggle('warn', (n > 0 && n < min) || n > max);
   };
   area.addEventListener('input', update);
   update();
+}
+
+/**
+ * A value shown once, brought back into sight and focus after the list above it was drawn again:
+ * focus alone does not scroll a field that already has it, and the longer list had pushed it down.
+ */
+export function showAgain(id: string): void {
+  const field = byId(id);
+  field.focus({ preventScroll: true });
+  field.scrollIntoView({ block: 'center' });
 }
 
 /**

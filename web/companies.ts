@@ -10,6 +10,7 @@ import {
   labelName,
   onSubmitOnce,
   option,
+  showAgain,
   showFieldErrors,
   tell,
 } from './common.js';
@@ -131,7 +132,7 @@ export function initCompanies(): void {
     await loadCompanies();
     // Shown before the list is read again (a key shown once must not wait on it), then brought back
     // into sight: the redrawn list above pushed it down.
-    byId('company-key').focus();
+    showAgain('company-key');
   });
 
   const label = byId<HTMLSelectElement>('safe-label');

@@ -332,7 +332,8 @@ onSubmitOnce(byId<HTMLFormElement>('search-form'), async (event) => {
     mayDispute: viewer.companyId !== null && viewer.role !== 'viewer',
     onDispute: (reportId, about) => {
       open('disputes');
-      startDispute(reportId, about);
+      // Cancel goes back to this result, not to an empty search.
+      startDispute(reportId, about, () => open('search'));
     },
   });
   // Read by the e2e suite: from the click to the answer on screen.

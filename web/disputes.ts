@@ -117,7 +117,11 @@ async function answered(
 }
 
 /** Opens the page's form to dispute a report found by a search. */
-export function startDispute(reportId: string, about: string): void {
+let cancelledBack: (() => void) | undefined;
+
+/** `back`: where Cancel returns (the search result the dispute was started from). */
+export function startDispute(reportId: string, about: string, back?: () => void): void {
+  cancelledBack = back;
   byId('raise-about').textContent = about;
   byId<HTMLInputElement>('raise-report').value = reportId;
   byId('raise-message').textContent = '';
@@ -130,6 +134,7 @@ export function initDisputes(): void {
     byId('raise-box').hidden = true;
     byId<HTMLTextAreaElement>('raise-reason').value = '';
     byId('raise-reason').dispatchEvent(new Event('input'));
+    if (cancelledBack) return cancelledBack();
     const heading = byId('raise-box').closest('section')?.querySelector<HTMLElement>('h1');
     if (heading) {
       heading.tabIndex = -1;

@@ -1,6 +1,6 @@
 // A company admin's API keys: issue, rotate (the old key keeps working for a day), revoke. A new key
 // is shown once, here, and never again: the service keeps only its hash.
-import { actionButton, api, byId, dayText, onClickOnce, tell } from './common.js';
+import { actionButton, api, byId, dayText, onClickOnce, showAgain, tell } from './common.js';
 
 function showNewKey(apiKey: string, message: string): void {
   byId<HTMLInputElement>('new-key').value = apiKey;
@@ -27,23 +27,26 @@ export async function loadKeys(): Promise<void> {
       tr.append(Object.assign(document.createElement('td'), { textContent: text }));
     }
     const actions = document.createElement('td');
-    if (k.status === 'active' && !k.replacedBy) {
+    // A rotated key in its grace period is not rotated again (its replacement is), but it can be
+    // revoked at once: a key rotated because it leaked must not wait out the grace.
+    if (k.status === 'active') {
       const button = (text: string, label: string, run: () => Promise<void>) => actions.append(actionButton(text, label, run));
-      button('Rotate', `Rotate key ${k.prefix}`, async () => {
-        if (!window.confirm(`Replace key ${k.prefix}…? The old key keeps working for 24 hours.`)) return;
-        const { data: rotated, error: failed } = await api.POST('/api/v1/external/keys/{keyId}/rotate', {
-          params: { path: { keyId: k.id } },
-          body: {},
+      if (!k.replacedBy)
+        button('Rotate', `Rotate key ${k.prefix}`, async () => {
+          if (!window.confirm(`Replace key ${k.prefix}…? The old key keeps working for 24 hours.`)) return;
+          const { data: rotated, error: failed } = await api.POST('/api/v1/external/keys/{keyId}/rotate', {
+            params: { path: { keyId: k.id } },
+            body: {},
+          });
+          if (!rotated) byId('keys-message').textContent = failed?.message ?? 'That did not work.';
+          else
+            showNewKey(
+              rotated.data.apiKey,
+              `Key ${k.prefix}… was replaced; it keeps working for 24 hours. Copy the new key now: it is not shown again.`,
+            );
+          await loadKeys();
+          if (rotated) showAgain('new-key');
         });
-        if (!rotated) byId('keys-message').textContent = failed?.message ?? 'That did not work.';
-        else
-          showNewKey(
-            rotated.data.apiKey,
-            `Key ${k.prefix}… was replaced; it keeps working for 24 hours. Copy the new key now: it is not shown again.`,
-          );
-        await loadKeys();
-        if (rotated) byId('new-key').focus();
-      });
       button('Revoke', `Revoke key ${k.prefix}`, async () => {
         if (!window.confirm(`Revoke key ${k.prefix}…? Programs using it stop working at once.`)) return;
         const { error: failed } = await api.POST('/api/v1/external/keys/{keyId}/revoke', { params: { path: { keyId: k.id } } });
@@ -67,6 +70,6 @@ export function initKeys(): void {
     await loadKeys();
     // Shown before the list is read again (a key shown once must not wait on it), then brought back
     // into sight: the redrawn list above pushed it down.
-    byId('new-key').focus();
+    showAgain('new-key');
   });
 }

@@ -25,16 +25,20 @@ const OUTCOMES: Record<string, string> = {
 
 export async function loadReviews(): Promise<void> {
   const status = byId<HTMLSelectElement>('reviews-status').value as 'open' | 'closed' | '';
+  const reference = byId<HTMLInputElement>('reviews-reference').value.trim();
   const { data, error } = await api.GET('/api/v1/admin/review-requests', {
-    params: { query: { page: 1, limit: 50, ...(status ? { status } : {}) } },
+    params: { query: { page: 1, limit: 50, ...(status ? { status } : {}), ...(reference ? { reference } : {}) } },
   });
   const count = byId('reviews-count');
   if (!data) {
-    count.textContent = error?.message ?? 'Could not load the requests.';
-    return;
+    byId('reviews-list').replaceChildren();
+    return showFieldErrors(byId('reviews-filter'), error, count);
   }
+  clearFieldErrors(byId('reviews-filter'));
   const { data: items, meta } = data.data;
-  count.textContent = `${meta.total} request${meta.total === 1 ? '' : 's'}${meta.total > items.length ? ` · the newest ${items.length} below` : ''}`;
+  // Waiting requests come oldest first (the longest wait first); the others newest first.
+  const which = status === 'open' ? 'oldest' : 'newest';
+  count.textContent = `${meta.total} request${meta.total === 1 ? '' : 's'}${meta.total > items.length ? ` · the ${which} ${items.length} below` : ''}`;
   byId('reviews-list').replaceChildren(
     ...items.map((r) => {
       const li = document.createElement('li');
@@ -80,6 +84,9 @@ async function openReview(id: string): Promise<void> {
   byId('review-search-message').textContent = '';
   byId('review-message').textContent = '';
   byId('review-close-form').hidden = r.status === 'closed';
+  // What was chosen for the last request is not this one's: it is chosen afresh.
+  byId<HTMLSelectElement>('review-outcome').value = '';
+  byId<HTMLTextAreaElement>('review-note').value = '';
   clearFieldErrors(byId('review-close-form'));
   byId('review').hidden = false;
   // On the title, which names the request opened (the panel itself has no name to read out).
@@ -121,8 +128,16 @@ export function initReviews(): void {
         ...(byId<HTMLSelectElement>('review-outcome').value ? {} : { outcome: 'Choose what was done' }),
       });
     }
+    const note = byId<HTMLTextAreaElement>('review-note').value.trim();
     byId<HTMLTextAreaElement>('review-note').value = '';
     form.hidden = true;
+    // The panel says the request is closed at once, as it will when opened again.
+    const closed = data.data.request;
+    byId('review-facts').append(
+      ...factPairs([
+        ['Closed', `${momentText(closed.closedAt ?? '')}: ${OUTCOMES[closed.outcome ?? ''] ?? closed.outcome}. ${note}`],
+      ]),
+    );
     tell(byId('review-message'), `Closed: ${OUTCOMES[data.data.request.outcome ?? ''] ?? ''}.`);
     byId('review-title').focus();
     await loadReviews();

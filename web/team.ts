@@ -9,6 +9,7 @@ import {
   onClickOnce,
   onSubmitOnce,
   option,
+  showAgain,
   showFieldErrors,
 } from './common.js';
 import { viewer } from './viewer.js';
@@ -255,7 +256,7 @@ export function initTeam(): void {
     byId<HTMLInputElement>('invite-email').value = '';
     await loadTeam();
     // On the link, shown once: the table redrawn above pushed it out of sight on a phone.
-    byId('invite-link').focus();
+    showAgain('invite-link');
   });
   byId<HTMLFormElement>('audit-filter').addEventListener('submit', (event) => {
     event.preventDefault();

@@ -8,6 +8,7 @@ import {
   factPairs,
   momentText,
   onSubmitOnce,
+  showAgain,
   showFieldErrors,
   tell,
 } from './common.js';
@@ -211,6 +212,6 @@ export function initWebhooks(): void {
     await loadWebhooks();
     // Shown before the list is read again (a secret shown once must not wait on it), then brought
     // back into sight: the redrawn list above pushed it down.
-    byId('webhook-secret').focus();
+    showAgain('webhook-secret');
   });
 }

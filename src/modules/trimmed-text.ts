@@ -1,11 +1,13 @@
 import { AppError, type FieldError } from '../http/errors.js';
 
 /**
- * What a reader cannot see: spaces and line breaks, control characters and format characters
- * (zero-width spaces and joiners, direction marks). A reason of sixty zero-width spaces has sixty
- * characters and says nothing, yet would be shown to every member.
+ * Characters that take no room at all: control characters other than tabs and line breaks, and
+ * format characters (zero-width spaces and joiners, direction marks). A reason of sixty zero-width
+ * spaces has sixty characters and says nothing, yet would be shown to every member.
  */
-const UNSEEN = /[\s\p{Z}\p{Cc}\p{Cf}]/gu;
+const INVISIBLE = /[^\P{Cc}\t\n\r]|\p{Cf}/gu;
+/** And what shows nothing by itself: spaces and line breaks of every kind. */
+const BLANK = /[\s\p{Z}\p{Cc}\p{Cf}]/gu;
 /** A control character other than a tab or a line break: no one types one into a reason. */
 const CONTROL = /[^\P{Cc}\t\n\r]/u;
 /**
@@ -14,9 +16,13 @@ const CONTROL = /[^\P{Cc}\t\n\r]/u;
  */
 const DIRECTION_CONTROL = /[\u202A-\u202E\u2066-\u2069]/u;
 
-/** Characters a person sees, counted in code points. */
+/**
+ * Characters a person sees, counted in code points as before: spaces and line breaks between words
+ * count, characters that take no room do not, and text of nothing but blanks is empty.
+ */
 export function visibleLength(text: string): number {
-  return [...text.replace(UNSEEN, '')].length;
+  if (text.replace(BLANK, '') === '') return 0;
+  return [...text.replace(INVISIBLE, '')].length;
 }
 
 /** Why free text cannot be shown to others as it is, or undefined when it can. */
@@ -47,17 +53,18 @@ export function freeTextError(field: string, text: string, min: number, max?: nu
   if (problem) return { field, message: problem };
   const length = [...text].length;
   const range = max === undefined ? `at least ${min}` : `${min} to ${max.toLocaleString('en-GB')}`;
+  const characters = max === undefined && min === 1 ? 'character' : 'characters';
   if (length < min || (max !== undefined && length > max)) {
     return {
       field,
-      message: `must be ${range} characters, not counting spaces at either end${max === undefined ? '' : ` (it has ${length})`}`,
+      message: `must be ${range} ${characters}, not counting spaces at either end${max === undefined ? '' : ` (it has ${length})`}`,
     };
   }
   const visible = visibleLength(text);
   if (visible < min) {
     return {
       field,
-      message: `must be ${range} characters you can see (it has ${visible}; spaces and invisible characters do not count)`,
+      message: `must be ${range} ${characters} you can see (it has ${visible}; spaces and invisible characters do not count)`,
     };
   }
   return undefined;

@@ -90,8 +90,19 @@ export function createReviewRequestsService(deps: {
     precheck(body: unknown): FieldError[] {
       const errors: FieldError[] = [];
       if (typeof body !== 'object' || body === null) return errors;
-      const input = body as { email?: unknown; phone?: unknown; statement?: unknown };
+      const input = body as { name?: unknown; email?: unknown; phone?: unknown; identifiers?: unknown; statement?: unknown };
+      if (typeof input.name === 'string') {
+        const nameError = freeTextError('name', input.name.trim(), 1);
+        if (nameError) errors.push(nameError);
+      }
       checkContact(input, errors);
+      if (Array.isArray(input.identifiers)) {
+        input.identifiers.forEach((item: { label?: unknown; value?: unknown } | null, i) => {
+          if (typeof item?.label !== 'string' || typeof item.value !== 'string') return;
+          const normalized = normalizeIdentifier(item.label as IdentifierLabel, item.value, { banks, purpose: 'search' });
+          if (!normalized.ok) errors.push({ field: `identifiers/${i}/value`, message: normalized.message });
+        });
+      }
       if (typeof input.statement === 'string') checkStatement(input.statement.trim(), errors);
       return errors;
     },
