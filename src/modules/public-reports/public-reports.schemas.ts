@@ -115,17 +115,25 @@ export const ModerationReport = Type.Object({
   moderatedAt: Nullable(DateTime()),
 });
 
-export const ModerationListQuery = Type.Object({
-  status: Type.Optional(StringEnum(PUBLIC_REPORT_STATUSES, { description: 'Only reports in this state' })),
-  reference: Type.Optional(
-    Type.String({
-      maxLength: 64,
-      description: 'Only reports with this reference (3F0C-2A1E, any case, the dash optional) or this full id',
-    }),
-  ),
-  page: PageNumber,
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-});
+/**
+ * An operators' list of things the public sent, found by the reference given to the sender: its
+ * state, the reference (reference.ts) and the page. `what` names them in the descriptions.
+ */
+export function referencedListQuery<S extends readonly string[]>(statuses: S, what: string) {
+  return Type.Object({
+    status: Type.Optional(StringEnum(statuses, { description: `Only ${what} in this state` })),
+    reference: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description: `Only ${what} with this reference (3F0C-2A1E, any case, the dash optional) or this full id`,
+      }),
+    ),
+    page: PageNumber,
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  });
+}
+
+export const ModerationListQuery = referencedListQuery(PUBLIC_REPORT_STATUSES, 'reports');
 
 export const ModerationListResponse = Envelope(
   Type.Object({

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { Envelope } from '../../http/envelope.js';
-import { DateTime, Nullable, PageNumber, StringEnum } from '../../http/schema-helpers.js';
+import { DateTime, Nullable, StringEnum } from '../../http/schema-helpers.js';
+import { referencedListQuery } from '../public-reports/public-reports.schemas.js';
 import { IdentifierInput } from '../reports/reports.schemas.js';
 import { REVIEW_LIMITS as L, REVIEW_OUTCOMES, REVIEW_STATUSES } from './review-request-values.js';
 
@@ -47,17 +48,7 @@ const listedFields = {
 };
 const Listed = Type.Object(listedFields);
 
-export const ReviewRequestListQuery = Type.Object({
-  status: Type.Optional(StringEnum(REVIEW_STATUSES, { description: 'Only requests in this state' })),
-  reference: Type.Optional(
-    Type.String({
-      maxLength: 64,
-      description: 'Only requests with this reference (3F0C-2A1E, any case, the dash optional) or id',
-    }),
-  ),
-  page: PageNumber,
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-});
+export const ReviewRequestListQuery = referencedListQuery(REVIEW_STATUSES, 'requests');
 
 export const ReviewRequestListResponse = Envelope(
   Type.Object({
