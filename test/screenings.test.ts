@@ -128,10 +128,19 @@ describe('screening a customer file', () => {
     await sql`update screening_jobs set lease_until = now() - interval '1 second' where id = ${id}`.execute(t.database.db);
     const done = await screenAll(bank.apiKey, id);
     expect(done).toMatchObject({ status: 'done', rowsRead: 5000, rowsScreened: 5000, matches: 0, errors: 0 });
-    const audit = await sql<{
-      n: string;
-    }>`select count(*) as n from audit_events where request_id = ${`screening:${id}`}`.execute(t.database.db);
-    expect(Number(audit.rows[0]?.n)).toBe(5000);
+    const audit = await sql<{ action: string; n: string }>`
+      select action, count(*) as n from audit_events where request_id = ${`screening:${id}`}
+      group by action order by action`.execute(t.database.db);
+    // Every row once, and one row saying the file was sent (naming the job): none twice after the kill.
+    expect(audit.rows.map((r) => [r.action, Number(r.n)])).toEqual([
+      ['screen', 5000],
+      ['screening_start', 1],
+    ]);
+    const started = await sql<{ subject_id: string }>`
+      select subject_id from audit_events where action = 'screening_start' and request_id = ${`screening:${id}`}`.execute(
+      t.database.db,
+    );
+    expect(started.rows[0]?.subject_id).toBe(id);
   });
 
   it('takes a file with a quote that never closes: that line is rejected, the rows before and after it are screened', async () => {

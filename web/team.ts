@@ -101,6 +101,7 @@ export async function loadTeam(): Promise<void> {
 const ACTIONS: Record<string, string> = {
   search: 'Search',
   screen: 'Customer screened',
+  screening_start: 'Customer file sent for screening',
   decode: 'Values revealed',
   public_decode: 'Public report read',
   create: 'Report filed',
@@ -142,6 +143,7 @@ const actionName = (code: string) => ACTIONS[code] ?? code.replace(/[._]/g, ' ')
 function subjectText(action: string, id: string, names: Directory): string {
   if (action.startsWith('user_')) return names.people.get(id) ?? `person ${id.slice(0, 8)}`;
   if (action.startsWith('key_')) return keyText(id, names);
+  if (action.startsWith('screening_')) return `customer file ${id.slice(0, 8)}`;
   return `endpoint ${id.slice(0, 8)}`;
 }
 

@@ -14,12 +14,31 @@ export interface JobActor {
   userId: string | null;
 }
 
-export async function insertJob(db: Db, actor: JobActor): Promise<JobRow> {
-  return db
-    .insertInto('screening_jobs')
-    .values({ id: randomUUID(), company_id: actor.companyId, key_id: actor.keyId, user_id: actor.userId, status: 'queued' })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+/**
+ * A new job, and the audit row that says a screening started (`screening_start`, naming the job):
+ * with the row per customer left out of the trail's view, this one still shows that one ran. It
+ * names the actor and request id as the rows per customer do.
+ */
+export async function insertJob(db: Kysely<Database>, actor: JobActor): Promise<JobRow> {
+  return db.transaction().execute(async (trx) => {
+    const job = await trx
+      .insertInto('screening_jobs')
+      .values({ id: randomUUID(), company_id: actor.companyId, key_id: actor.keyId, user_id: actor.userId, status: 'queued' })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto('audit_events')
+      .values({
+        company_id: job.company_id,
+        key_id: job.key_id ?? (job.user_id ? null : SYSTEM_KEY_ID),
+        user_id: job.user_id,
+        action: 'screening_start',
+        subject_id: job.id,
+        request_id: `screening:${job.id}`,
+      })
+      .execute();
+    return job;
+  });
 }
 
 /** The company's own job; another company's is exactly not found. */
