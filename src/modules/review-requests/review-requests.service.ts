@@ -23,6 +23,16 @@ export interface ReviewRequestInput {
   statement: string;
 }
 
+type LooseIdentifier = { label?: unknown; value?: unknown } | null;
+/** A body as it came, before (or without) its schema: each value is checked for what it is. */
+interface LooseInput {
+  name?: unknown;
+  email?: unknown;
+  phone?: unknown;
+  identifiers?: unknown;
+  statement?: unknown;
+}
+
 /** What the request holds, sealed as one token: no part of it is in the database in clear. */
 interface Content {
   name: string;
@@ -77,49 +87,43 @@ export function createReviewRequestsService(deps: {
     return contact;
   }
 
-  function checkStatement(statement: string, errors: FieldError[]) {
-    const error = freeTextError('statement', statement, REVIEW_LIMITS.statementMin, REVIEW_LIMITS.statementMax);
-    if (error) errors.push(error);
+  /**
+   * Every value checked at once, whatever the body's shape (a body that failed its schema is
+   * checked for what it can be, so the person hears of every mistake in one answer); the errors go
+   * to `errors`, the values as they are stored come back.
+   */
+  function checkValues(input: LooseInput, errors: FieldError[]) {
+    const name = typeof input.name === 'string' ? input.name.trim().replace(/\s+/g, ' ') : '';
+    if (typeof input.name === 'string') {
+      const nameError = freeTextError('name', name, 1);
+      if (nameError) errors.push(nameError);
+    }
+    const contact = checkContact(input, errors);
+    const identifiers = (Array.isArray(input.identifiers) ? input.identifiers : []).flatMap((item: LooseIdentifier, i) => {
+      if (typeof item?.label !== 'string' || typeof item.value !== 'string') return [];
+      const normalized = normalizeIdentifier(item.label as IdentifierLabel, item.value, { banks, purpose: 'search' });
+      if (!normalized.ok) errors.push({ field: `identifiers/${i}/value`, message: normalized.message });
+      return [{ label: item.label, value: normalized.ok ? normalized.value : '' }];
+    });
+    const statement = typeof input.statement === 'string' ? input.statement.trim() : '';
+    if (typeof input.statement === 'string') {
+      const statementError = freeTextError('statement', statement, REVIEW_LIMITS.statementMin, REVIEW_LIMITS.statementMax);
+      if (statementError) errors.push(statementError);
+    }
+    return { name, contact, identifiers, statement };
   }
 
   return {
-    /**
-     * What can be said of a body that failed its schema (the contact, the statement's length), so
-     * the person hears of every mistake in one answer.
-     */
+    /** What can be said of a body that failed its schema: every value it holds, checked. */
     precheck(body: unknown): FieldError[] {
       const errors: FieldError[] = [];
-      if (typeof body !== 'object' || body === null) return errors;
-      const input = body as { name?: unknown; email?: unknown; phone?: unknown; identifiers?: unknown; statement?: unknown };
-      if (typeof input.name === 'string') {
-        const nameError = freeTextError('name', input.name.trim(), 1);
-        if (nameError) errors.push(nameError);
-      }
-      checkContact(input, errors);
-      if (Array.isArray(input.identifiers)) {
-        input.identifiers.forEach((item: { label?: unknown; value?: unknown } | null, i) => {
-          if (typeof item?.label !== 'string' || typeof item.value !== 'string') return;
-          const normalized = normalizeIdentifier(item.label as IdentifierLabel, item.value, { banks, purpose: 'search' });
-          if (!normalized.ok) errors.push({ field: `identifiers/${i}/value`, message: normalized.message });
-        });
-      }
-      if (typeof input.statement === 'string') checkStatement(input.statement.trim(), errors);
+      if (typeof body === 'object' && body !== null) checkValues(body as LooseInput, errors);
       return errors;
     },
 
     async intake(input: ReviewRequestInput): Promise<{ id: string; reference: string; status: 'open' }> {
       const errors: FieldError[] = [];
-      const name = input.name.trim().replace(/\s+/g, ' ');
-      const nameError = freeTextError('name', name, 1);
-      if (nameError) errors.push(nameError);
-      const contact = checkContact(input, errors);
-      const identifiers = input.identifiers.map((identifier, i) => {
-        const normalized = normalizeIdentifier(identifier.label, identifier.value, { banks, purpose: 'search' });
-        if (!normalized.ok) errors.push({ field: `identifiers/${i}/value`, message: normalized.message });
-        return { label: identifier.label, value: normalized.ok ? normalized.value : '' };
-      });
-      const statement = input.statement.trim();
-      checkStatement(statement, errors);
+      const { name, contact, identifiers, statement } = checkValues(input, errors);
       if (errors.length > 0) throw AppError.validation(errors);
 
       const id = randomUUID();

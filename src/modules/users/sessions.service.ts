@@ -69,24 +69,21 @@ export function createSessionsService(deps: {
   const sealContext = (user: repo.UserRow) => ({ companyId: ownerOf(user), recordId: user.id, label: TOTP_LABEL });
 
   /**
-   * Whether a code would be accepted for this account, without using it up: sign-in's choice of
-   * member looks, and the chosen account's own check then uses the code.
+   * A six-digit code of a later time step than any accepted before, or an unused recovery code.
+   * `use`: the code is used up (a sign-in or a confirmation); without it the code is only looked at
+   * (sign-in's choice of member, whose chosen account's own check then uses it).
    */
-  async function secondFactorFits(user: repo.UserRow, code: string): Promise<boolean> {
+  async function secondFactorOk(user: repo.UserRow, code: string, use = true): Promise<boolean> {
     const recovery = normalizeRecoveryCode(code);
-    if (RECOVERY_CODE_SHAPE.test(recovery)) return repo.hasRecoveryCode(db, user.id, hashToken(recovery));
+    if (RECOVERY_CODE_SHAPE.test(recovery)) {
+      const hash = hashToken(recovery);
+      return use ? repo.useRecoveryCode(db, user.id, hash, now()) : repo.hasRecoveryCode(db, user.id, hash);
+    }
     if (!user.totp_secret_token) return false;
     const step = totpStep(keyring.open(user.totp_secret_token, sealContext(user)), code.trim(), now());
-    return step !== undefined && (user.totp_last_step === null || step > Number(user.totp_last_step));
-  }
-
-  /** A six-digit code of a later time step than any accepted before, or an unused recovery code. */
-  async function secondFactorOk(user: repo.UserRow, code: string): Promise<boolean> {
-    const recovery = normalizeRecoveryCode(code);
-    if (RECOVERY_CODE_SHAPE.test(recovery)) return repo.useRecoveryCode(db, user.id, hashToken(recovery), now());
-    if (!user.totp_secret_token) return false;
-    const step = totpStep(keyring.open(user.totp_secret_token, sealContext(user)), code.trim(), now());
-    return step !== undefined && (await repo.advanceTotpStep(db, user.id, step));
+    if (step === undefined) return false;
+    if (use) return repo.advanceTotpStep(db, user.id, step);
+    return user.totp_last_step === null || step > Number(user.totp_last_step);
   }
 
   /**
@@ -129,7 +126,7 @@ export function createSessionsService(deps: {
     if (guarded.length === 0) return open;
     if (!totp) throw new AppError('TOTP_REQUIRED', 'Send the code from your authenticator app as totp');
     const fitting: repo.AccountRow[] = [];
-    for (const account of guarded) if (await secondFactorFits(account, totp)) fitting.push(account);
+    for (const account of guarded) if (await secondFactorOk(account, totp, false)) fitting.push(account);
     if (fitting.length === 0 && open.length === 0)
       throw new AppError('TOTP_INVALID', 'The code is wrong or has already been used');
     return [...open, ...fitting];
