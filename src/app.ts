@@ -42,6 +42,7 @@ import { registerPublicReports } from './modules/public-reports/public-reports.p
 import { purgeExpiredIdempotencyKeys } from './modules/reports/idempotency.js';
 import { registerReports } from './modules/reports/reports.plugin.js';
 import { registerReviewRequests } from './modules/review-requests/review-requests.plugin.js';
+import { createReviewRequestsRetention } from './modules/review-requests/review-requests.retention.js';
 import { safelistRoutes } from './modules/safelist/safelist.routes.js';
 import { registerScreenings } from './modules/screenings/screenings.plugin.js';
 import { registerUploads } from './modules/uploads/uploads.plugin.js';
@@ -353,6 +354,12 @@ export async function buildApp({
         rejectedDays: config.publicRejectedDays,
         removeFiles: (ids) => uploads.service.removeForRecords(ids),
       }),
+    },
+    {
+      name: 'review-requests.retention',
+      description: `delete review requests ${config.reviewClosedDays} days after they were closed`,
+      everySeconds: 24 * hourly,
+      run: createReviewRequestsRetention({ db, closedDays: config.reviewClosedDays }),
     },
     {
       name: 'audit.retention',

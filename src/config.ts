@@ -94,6 +94,8 @@ export interface Config {
   publicDraftDays: number;
   /** Rejected public reports are deleted after this many days. */
   publicRejectedDays: number;
+  /** Closed review requests (the person wrongly listed) are deleted this many days after closing. */
+  reviewClosedDays: number;
   /** A report's weight in the search verdict halves every this many days. */
   riskHalfLifeDays: number;
   /** How often each instance looks for due background jobs; 0 turns the timer off (tests run jobs by hand). */
@@ -299,6 +301,7 @@ export function loadConfig(env: Env = process.env): Config {
     auditDays: integer(env, 'REDFLAG_AUDIT_DAYS', 2555, 1, 36_500),
     publicDraftDays: integer(env, 'REDFLAG_PUBLIC_DRAFT_DAYS', 90, 1, 36_500),
     publicRejectedDays: integer(env, 'REDFLAG_PUBLIC_REJECTED_DAYS', 30, 1, 36_500),
+    reviewClosedDays: integer(env, 'REDFLAG_REVIEW_CLOSED_DAYS', 365, 1, 36_500),
     riskHalfLifeDays: integer(env, 'REDFLAG_RISK_HALF_LIFE_DAYS', 365, 1, 36_500),
     jobTickSeconds: integer(env, 'REDFLAG_JOB_TICK_SECONDS', 60, 0, 86_400),
     diskReserveMb: integer(env, 'REDFLAG_DISK_RESERVE_MB', 128, 0, 1_048_576),

@@ -149,3 +149,46 @@ describe('audit retention', () => {
     clock.reset();
   });
 });
+
+describe('review-request retention', () => {
+  it('deletes a closed review request a year after its closing and never one still waiting', async () => {
+    const statement = 'This account is my salary account and has never received money from anyone I do not know personally.';
+    const ask = async () =>
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/public/review-requests',
+          remoteAddress: nextAddress(),
+          payload: {
+            name: 'Ada Obi',
+            email: 'ada@example.com',
+            identifiers: [{ label: 'phone', value: uniquePhone() }],
+            statement,
+          },
+        })
+      ).json().data.id as string;
+    const closed = await ask();
+    const waiting = await ask();
+    const close = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/admin/review-requests/${closed}/close`,
+      headers: key(operator.apiKey),
+      payload: { outcome: 'not_listed', note: 'Nothing is listed under these details; told the person by e-mail.' },
+    });
+    expect(close.statusCode, close.body).toBe(200);
+    const exists = async (id: string) =>
+      (await t.database.db.selectFrom('review_requests').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+
+    clock.advanceDays(364);
+    await t.app.jobs.runNow('review-requests.retention');
+    expect(await exists(closed)).toBe(true);
+    clock.advanceDays(2);
+    expect((await t.app.jobs.runNow('review-requests.retention')).items).toBe(1);
+    expect(await exists(closed)).toBe(false);
+    expect(await exists(waiting)).toBe(true);
+    // The operators' audited read and closing stay in the trail, naming only the request's id.
+    const trail = await t.database.db.selectFrom('audit_events').select('action').where('subject_id', '=', closed).execute();
+    expect(trail.map((r) => r.action)).toEqual(['review_close']);
+    clock.reset();
+  });
+});
