@@ -13,6 +13,7 @@ import { errorHandler, notFoundHandler } from './http/envelope.js';
 import { AppError } from './http/errors.js';
 import { createFailedKeyGuard } from './http/failed-key-guard.js';
 import { answerUnavailableWhileClosing, clientErrorHandler, frameworkErrors } from './http/framework-errors.js';
+import { mayBeIdentifier } from './http/identifier-shaped.js';
 import { lazySchemaCompilation, type SchemaCompilation } from './http/lazy-schemas.js';
 import { registerMetrics } from './http/metrics.js';
 import { type RouteSummary, registerOpenApi } from './http/openapi.js';
@@ -100,8 +101,6 @@ function trustHops(hops: number) {
   return (_address: string, hop: number) => hop < hops;
 }
 
-const UUID_SEGMENT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * A path as logged: a segment that could be an identifier (six digits or more in a row — a phone,
  * BVN, NIN or account number — or an e-mail address) is masked. No route takes one in its path,
@@ -111,19 +110,8 @@ const UUID_SEGMENT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 function pathForLog(path: string): string {
   return path
     .split('/')
-    .map((segment) => (!UUID_SEGMENT.test(segment) && mayBeIdentifier(segment) ? '[masked]' : segment))
+    .map((segment) => (mayBeIdentifier(segment) ? '[masked]' : segment))
     .join('/');
-}
-
-/** Six digits or more once separators are gone (080-3123-4567, %30%38…), or an e-mail address. */
-function mayBeIdentifier(segment: string): boolean {
-  let text = segment;
-  try {
-    text = decodeURIComponent(segment);
-  } catch {
-    // Broken percent-encoding: judged as it came.
-  }
-  return /@/.test(text) || /\d{6}/.test(text.replace(/[\s.\-()+_]/g, ''));
 }
 
 /**

@@ -51,6 +51,14 @@ describe('the envelope', () => {
     expect(echoed.headers['x-request-id']).toBe('abc-123');
     const replaced = await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'a b\nc' } });
     expect(replaced.headers['x-request-id']).not.toBe('a b\nc');
+    // A uuid is kept; one that could be a phone or an account number is not (it would be logged and audited).
+    const uuid = '0f8c1234-5678-4abc-9def-012345678901';
+    const kept = await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': uuid } });
+    expect(kept.headers['x-request-id']).toBe(uuid);
+    for (const identifier of ['08031234567', 'cust-0010246780', '080.3123.4567']) {
+      const res = await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': identifier } });
+      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    }
   });
 
   it('answers an unknown route with the route-not-found body', async () => {

@@ -10,7 +10,8 @@ const CLOSING_PORT = 4231;
 let t: TestApp;
 
 beforeAll(async () => {
-  t = await buildTestApp();
+  // At debug, so the malformed requests' own log lines are written (and read below).
+  t = await buildTestApp({ config: { logLevel: 'debug' } });
   await t.app.listen({ port: PORT, host: '127.0.0.1' });
 });
 afterAll(() => t.close());
@@ -59,6 +60,23 @@ describe('errors raised before a route runs', () => {
       expect(res).toBeDefined();
       expectEnvelope(res as NonNullable<typeof res>, 400, 'BAD_REQUEST');
     }
+  });
+
+  it('logs a malformed request without its bytes: no key, cookie or identifier from the request line', async () => {
+    const secret = 'rf_live_malformed_secret_key_value';
+    const [res] = await rawExchange(PORT, [
+      `GET /api/v1/external/reports/08031234567 HTTP/1.1\r\nx-api-key: ${secret}\r\ncookie: redflag_session=s3ss10n\r\nbad header\r\n\r\n`,
+    ]);
+    expectEnvelope(res as NonNullable<typeof res>, 400, 'BAD_REQUEST');
+    const logged = t.logLines.filter((line) => line.includes('malformed request'));
+    expect(logged.length).toBeGreaterThan(0);
+    // Buffers are logged as byte arrays: read them back as text before looking.
+    const asText = t.logLines
+      .join('\n')
+      .replace(/\{"type":"Buffer","data":\[([\d,]*)\]\}/g, (_all, bytes: string) =>
+        Buffer.from(bytes.split(',').map(Number)).toString('latin1'),
+      );
+    for (const text of [secret, 's3ss10n', '08031234567']) expect(asText).not.toContain(text);
   });
 
   it("answers Node's 431 for headers that are too large in the envelope", async () => {

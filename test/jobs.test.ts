@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { movableClock } from './helpers/clock.js';
 import { localPhone } from './helpers/identifiers.js';
+import { createUser } from './helpers/people.js';
 import { createCompany, createOperator, key } from './helpers/principals.js';
 import { ADMIN, filePublicReport, nextAddress, uniquePhone } from './helpers/public-reports.js';
 import { createReport } from './helpers/reports.js';
@@ -79,6 +80,26 @@ describe('listing expiry and renewal', () => {
     await t.app.jobs.runNow('listings.expire');
     expect(await submission(kept.id)).toMatchObject({ listingStatus: 'exited', exitListReason: 'Expired' });
     expect((await renew(kept.id)).statusCode).toBe(409);
+    clock.reset();
+
+    // From the desk: an analyst's session renews (the audit row names the user, not a key).
+    const byDesk = await createReport(t, company.apiKey, { identifiers: [{ label: 'phone', value: localPhone() }] });
+    clock.advanceDays(2190 - 30);
+    const analyst = await createUser(t, { ...clock, advance: () => {} }, { companyId: company.companyId }, 'analyst');
+    const fromDesk = await t.app.inject({
+      method: 'POST',
+      url: `${SUBMISSIONS}/${byDesk.id}/renew`,
+      headers: analyst.headers,
+      payload: { statement: STATEMENT },
+    });
+    expect(fromDesk.statusCode, fromDesk.body).toBe(200);
+    const renewedBy = await t.database.db
+      .selectFrom('audit_events')
+      .select(['key_id', 'user_id'])
+      .where('report_id', '=', byDesk.id)
+      .where('action', '=', 'renew')
+      .executeTakeFirstOrThrow();
+    expect(renewedBy).toEqual({ key_id: null, user_id: analyst.userId });
     clock.reset();
 
     const trail = await t.database.db

@@ -179,6 +179,33 @@ export function sessionUserOf(request: FastifyRequest) {
   return user;
 }
 
+export interface RequestActor {
+  keyId: string | null;
+  userId: string | null;
+  requestId: string;
+  /** Set when a company acts (on its own objects)... */
+  companyId?: string;
+  /** ...or the operators (on anyone's). */
+  operatorId?: string;
+}
+
+/**
+ * Who acts on a request, as the services record it in the audit trail: the key, or the signed-in
+ * user (then `keyId` is null), and the company or the operators they act for. The one place that
+ * builds it: a hand-built copy that forgot `userId` made every renewal from the desk a 500.
+ */
+export function actorOf(request: FastifyRequest): RequestActor {
+  const principal = principalOf(request);
+  const who = { keyId: principal.keyId, userId: principal.user?.userId ?? null, requestId: String(request.id) };
+  return principal.role === 'company' ? { ...who, companyId: principal.companyId } : { ...who, operatorId: principal.operatorId };
+}
+
+/** `actorOf` for a route declared `auth: 'company'`, with the company's name. */
+export function companyActorOf(request: FastifyRequest) {
+  const { keyId, user, companyId, businessName } = companyOf(request);
+  return { keyId, userId: user?.userId ?? null, companyId, businessName, requestId: String(request.id) };
+}
+
 /** Who makes an administrative change, for the audit row written with it. */
 export function changeActorOf(request: FastifyRequest): ChangeActor {
   const principal = principalOf(request);

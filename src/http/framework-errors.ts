@@ -54,7 +54,10 @@ export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoExc
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const appError = clientFailure(error);
   const requestId = randomUUID();
-  this.log.debug({ err: error, requestId }, 'malformed request');
+  // Never the error itself: Node attaches the raw bytes read (`rawPacket`: the request line with its
+  // path, the API key and the session cookie), which the log's redaction paths do not reach.
+  const { code, bytesParsed } = error as NodeJS.ErrnoException & { bytesParsed?: number };
+  this.log.debug({ code, bytesParsed, requestId }, 'malformed request');
   // Like Node's own handler: only when nothing of a response has been written on this connection yet.
   const pending = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && !pending?.headersSent) {

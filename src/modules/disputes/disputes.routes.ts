@@ -1,10 +1,8 @@
-import type { FastifyRequest } from 'fastify';
-import { principalOf } from '../../http/auth.js';
+import { actorOf } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { errorResponses } from '../../http/openapi.js';
 import type { RoutesPlugin } from '../../http/types.js';
 import { ExitBody } from '../reports/reports.schemas.js';
-import type { Actor } from '../reports/reports.service.js';
 import {
   AdminDisputesQuery,
   DecideBody,
@@ -19,14 +17,6 @@ import type { DisputesService } from './disputes.service.js';
 
 const EXTERNAL = '/api/v1/external/disputes';
 const ADMIN = '/api/v1/admin/disputes';
-
-function actorOf(request: FastifyRequest): Actor {
-  const principal = principalOf(request);
-  const requestId = String(request.id);
-  return principal.role === 'company'
-    ? { keyId: principal.keyId, userId: principal.user?.userId ?? null, requestId, companyId: principal.companyId }
-    : { keyId: principal.keyId, userId: principal.user?.userId ?? null, requestId, operatorId: principal.operatorId };
-}
 
 /** Disputes: a member (or an operator) challenges a listed report; its owner answers; operators decide escalations. */
 export const disputesRoutes: RoutesPlugin<{ disputes: DisputesService }> = async (app, { disputes }) => {

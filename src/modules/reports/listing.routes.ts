@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { companyOf } from '../../http/auth.js';
+import { companyActorOf } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { errorResponses } from '../../http/openapi.js';
 import type { RoutesPlugin } from '../../http/types.js';
@@ -35,13 +35,9 @@ export const listingRoutes: RoutesPlugin<{ listing: ListingService; submissions:
       },
     },
     async (request) => {
-      const { keyId, companyId } = companyOf(request);
-      const id = await listing.renew(
-        { keyId, companyId, requestId: String(request.id) },
-        request.params.id,
-        request.body.statement,
-      );
-      return ok({ report: await submissions.get(companyId, id) }, 'Listing renewed');
+      const actor = companyActorOf(request);
+      const id = await listing.renew(actor, request.params.id, request.body.statement);
+      return ok({ report: await submissions.get(actor.companyId, id) }, 'Listing renewed');
     },
   );
 };

@@ -43,6 +43,7 @@ export async function registerReports(
   const { db, attachments } = deps;
   const identifiers = createSealedIdentifiers({ crypto: deps.crypto, banks: shippedBankDirectory() });
   const reports = createReportsService({
+    clock: deps.clock,
     db,
     identifiers,
     responses: deps.crypto.keyring,

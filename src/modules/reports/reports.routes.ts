@@ -1,6 +1,5 @@
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { companyOf, principalOf } from '../../http/auth.js';
+import { actorOf, companyActorOf } from '../../http/auth.js';
 import { ok, schemaFieldErrors } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
 import { errorResponses } from '../../http/openapi.js';
@@ -16,26 +15,11 @@ import {
   SubmissionsResponse,
   UpdateDraftBody,
 } from './reports.schemas.js';
-import type { Actor, ReportsService } from './reports.service.js';
+import type { ReportsService } from './reports.service.js';
 import type { SubmissionsService } from './submissions.service.js';
 
 const SUBMISSIONS = '/api/v1/external/reports/submissions';
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
-
-/** The caller of a company route, as the services record it. */
-function companyActor(request: FastifyRequest) {
-  const { keyId, user, companyId, businessName } = companyOf(request);
-  return { keyId, userId: user?.userId ?? null, companyId, businessName, requestId: String(request.id) };
-}
-
-/** A company acts on its own reports; an operator on any. */
-function anyActor(request: FastifyRequest): Actor {
-  const principal = principalOf(request);
-  const requestId = String(request.id);
-  return principal.role === 'company'
-    ? { keyId: principal.keyId, userId: principal.user?.userId ?? null, requestId, companyId: principal.companyId }
-    : { keyId: principal.keyId, userId: principal.user?.userId ?? null, requestId, operatorId: principal.operatorId };
-}
 
 export const reportsRoutes: RoutesPlugin<{ reports: ReportsService; submissions: SubmissionsService }> = async (
   app,
@@ -73,7 +57,7 @@ export const reportsRoutes: RoutesPlugin<{ reports: ReportsService; submissions:
       if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
         throw AppError.validation([{ field: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }]);
       }
-      const { replayed, report } = await reports.create(companyActor(request), request.body, key);
+      const { replayed, report } = await reports.create(companyActorOf(request), request.body, key);
       if (replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(201).send(ok(report, 'Report created successfully'));
     },
@@ -91,7 +75,7 @@ export const reportsRoutes: RoutesPlugin<{ reports: ReportsService; submissions:
       },
     },
     async (request) =>
-      ok(await submissions.list(companyActor(request).companyId, request.query), 'Submissions fetched successfully'),
+      ok(await submissions.list(companyActorOf(request).companyId, request.query), 'Submissions fetched successfully'),
   );
 
   const byId = { params: ReportIdParams };
@@ -109,7 +93,7 @@ export const reportsRoutes: RoutesPlugin<{ reports: ReportsService; submissions:
     },
     async (request) =>
       ok(
-        { report: await submissions.get(companyActor(request).companyId, request.params.id) },
+        { report: await submissions.get(companyActorOf(request).companyId, request.params.id) },
         'Submission fetched successfully',
       ),
   );
@@ -126,7 +110,7 @@ export const reportsRoutes: RoutesPlugin<{ reports: ReportsService; submissions:
       },
     },
     async (request) =>
-      ok({ report: await submissions.decode(companyActor(request), request.params.id) }, 'Submission decoded successfully'),
+      ok({ report: await submissions.decode(companyActorOf(request), request.params.id) }, 'Submission decoded successfully'),
   );
 
   app.patch(
@@ -142,7 +126,7 @@ export const reportsRoutes: RoutesPlugin<{ reports: ReportsService; submissions:
       },
     },
     async (request) => {
-      const actor = companyActor(request);
+      const actor = companyActorOf(request);
       const id = await reports.updateDraft(actor, request.params.id, request.body);
       return ok({ report: await submissions.get(actor.companyId, id) }, 'Draft updated successfully');
     },
@@ -168,7 +152,7 @@ export const reportsRoutes: RoutesPlugin<{ reports: ReportsService; submissions:
         },
       },
       async (request) => {
-        const actor = anyActor(request);
+        const actor = actorOf(request);
         const change =
           t.path === 'exit' ? { kind: 'exit' as const, reason: (request.body as { reason: string }).reason } : { kind: t.path };
         const id = await reports.transition(actor, request.params.id, change);

@@ -4,6 +4,7 @@ import type { RequestDigest } from '../../crypto/request-digest.js';
 import type { Database } from '../../db/schema.js';
 import { AppError, type FieldError } from '../../http/errors.js';
 import type { IdentifierInput, SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
+import type { Clock } from '../../jobs/clock.js';
 import { auditRow, recordAudit } from '../audit/audit.repository.js';
 import { isUuid } from '../ids.js';
 import type { SafelistCheck } from '../safelist/safelist.service.js';
@@ -66,6 +67,8 @@ export function createReportsService(deps: {
   instanceId: string;
   /** Refuses a safelisted identifier on create, draft edit and publish (422 IDENTIFIER_SAFELISTED). */
   safelist: SafelistCheck;
+  /** The time publication and leaving the list are stamped with: the one the expiry job and renewals read. */
+  clock: Clock;
 }) {
   const { db, identifiers } = deps;
 
@@ -207,7 +210,8 @@ export function createReportsService(deps: {
               }
             : {}),
           ...(input.showUploaderInfo !== undefined ? { show_uploader_info: input.showUploaderInfo } : {}),
-          ...(input.userId !== undefined ? { user_id: input.userId } : {}),
+          // In a session the draft keeps naming the signed-in user, as on create.
+          ...(input.userId !== undefined && !actor.userId ? { user_id: input.userId } : {}),
           ...(attachments !== undefined ? { attachments } : {}),
         });
         if (sealed) {
@@ -226,7 +230,7 @@ export function createReportsService(deps: {
     async transition(actor: Actor, id: string, change: Transition) {
       return db.transaction().execute(async (trx) => {
         const report = await requireOwn(id, actor.operatorId ? undefined : actor.companyId, true, trx);
-        const next = applyTransition(report, change);
+        const next = applyTransition(report, change, deps.clock.now());
         if (change.kind === 'publish') await deps.safelist.checkStored(trx, report.id);
         // A dispute's outcome, or an operator's takedown, is not the member's to undo: the operators decide.
         if (change.kind === 'relist' && !actor.operatorId) {
@@ -254,17 +258,17 @@ export function createReportsService(deps: {
 
 export type Transition = { kind: 'publish' } | { kind: 'exit'; reason: string } | { kind: 'relist' };
 
-function applyTransition(report: repo.ReportRow, change: Transition): repo.ReportChanges {
+function applyTransition(report: repo.ReportRow, change: Transition, now: Date): repo.ReportChanges {
   switch (change.kind) {
     case 'publish':
       if (report.status !== 'draft') throw new AppError('INVALID_STATE', 'The report is already published');
-      return { status: 'published', published_at: new Date() };
+      return { status: 'published', published_at: now };
     case 'exit':
       if (report.status === 'draft') throw new AppError('INVALID_STATE', 'A draft is not on the list; publish it first');
       if (report.listing_status === 'exited') throw new AppError('INVALID_STATE', 'The report has already left the list');
       return {
         listing_status: 'exited',
-        exited_list_at: new Date(),
+        exited_list_at: now,
         exit_list_reason: trimmedText('reason', change.reason, REPORT_LIMITS.exitReasonMin),
         exited_by_dispute_id: null,
       };
