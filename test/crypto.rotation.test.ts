@@ -203,7 +203,7 @@ describe('crypto rotate', () => {
     const interleave: KyselyPlugin = {
       transformQuery: (args) => args.node,
       async transformResult(args) {
-        if (!rewritten && args.result.rows.some((row) => (row as { __id?: unknown }).__id === victim.id)) {
+        if (!rewritten && args.result.rows.some((row) => (row as { id?: unknown }).id === victim.id)) {
           rewritten = true;
           const fresh = crypto.keyring.seal('rewritten', victim.context);
           await other.query('update probe_identifiers set value_sealed = $1 where id = $2', [fresh, victim.id]);

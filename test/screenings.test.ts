@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rotateKeys } from '../src/crypto/rotation.js';
+import { sealedColumns } from '../src/crypto/sealed-columns.js';
 import { uploadRowsPerSecond } from '../src/modules/screenings/screenings.service.js';
 import { digits, localPhone } from './helpers/identifiers.js';
 import { createCompany, key } from './helpers/principals.js';
@@ -212,6 +214,38 @@ describe('screening a customer file', () => {
       const res = await t.app.inject({ method: 'POST', url, headers, payload: 'a=b' });
       expect(res.statusCode, url).toBe(400);
       expect(res.json().data.errors[0].field).toBe('file');
+    }
+  });
+});
+
+describe('key rotation', () => {
+  it("re-seals a waiting file's chunks and the matched rows (crypto rotate lists both); the job still screens and reads", async () => {
+    const member = await createCompany(t, { businessName: 'Rotating Bank' });
+    const fraudster = localPhone();
+    await createReport(t, reporter.apiKey, { identifiers: [{ label: 'phone', value: fraudster }] });
+    const first = (await upload(member.apiKey, `label,value,ref\nphone,${fraudster},first\n`)).json().data.job.id;
+    await screenAll(member.apiKey, first);
+    const second = (await upload(member.apiKey, `label,value,ref\nphone,${fraudster},second\n`)).json().data.job.id;
+
+    const summary = await rotateKeys({ db: t.database.db, crypto: t.app.crypto, columns: sealedColumns });
+    expect(summary.failed).toBe(0);
+    const rotated = (table: string) => summary.columns.find((c) => c.table === table)?.reencrypted ?? 0;
+    expect(rotated('screening_chunks')).toBeGreaterThanOrEqual(1);
+    expect(rotated('screening_matches')).toBeGreaterThanOrEqual(1);
+    const stale = await sql<{ n: string }>`
+      select (select count(*) from screening_chunks where body_token not like ${`v2.${summary.keyId}.%`})
+        + (select count(*) from screening_matches where row_token not like ${`v2.${summary.keyId}.%`}) as n`.execute(
+      t.database.db,
+    );
+    expect(Number(stale.rows[0]?.n)).toBe(0);
+
+    expect(await screenAll(member.apiKey, second)).toMatchObject({ status: 'done', matches: 1 });
+    for (const [id, ref] of [
+      [first, 'first'],
+      [second, 'second'],
+    ] as const) {
+      const csv = await t.app.inject({ url: `${PATH}/${id}/matches.csv`, headers: key(member.apiKey) });
+      expect(csv.body.trim().split('\n')[1]?.split(',').slice(0, 4)).toEqual(['2', 'phone', fraudster, ref]);
     }
   });
 });

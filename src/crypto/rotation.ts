@@ -82,7 +82,7 @@ export async function rotateKeys(options: RotateOptions): Promise<RotationSummar
   let done = 0;
   for (const column of options.columns) {
     const result: ColumnSummary = { table: column.table, column: column.tokenColumn, reencrypted: 0, skipped: 0, failed: 0 };
-    let after: unknown;
+    let after: readonly unknown[] | undefined;
     for (;;) {
       const batch = await db.transaction().execute(async (trx) => {
         const rows = await staleBatch(trx, column, prefix, after, batchSize);
@@ -94,12 +94,14 @@ export async function rotateKeys(options: RotateOptions): Promise<RotationSummar
           } catch (error) {
             if (!(error instanceof SealedValueError)) throw error;
             result.failed++;
-            if (summary.failures.length < 10) summary.failures.push(`${column.table}.${column.tokenColumn}#${String(row.__id)}`);
+            if (summary.failures.length < 10)
+              summary.failures.push(`${column.table}.${column.tokenColumn}#${row.__id.map(String).join('/')}`);
             continue;
           }
           // Compare-and-set: a value rewritten meanwhile (already under the new key) is left alone.
+          const sameRow = idColumns(column).map((name, i) => sql`${sql.ref(name)} = ${row.__id[i]} and `);
           const updated = await sql`update ${sql.table(column.table)} set ${sql.ref(column.tokenColumn)} = ${fresh}
-            where ${sql.ref(column.idColumn)} = ${row.__id} and ${sql.ref(column.tokenColumn)} = ${row.__token}`.execute(trx);
+            where ${sql.join(sameRow, sql``)}${sql.ref(column.tokenColumn)} = ${row.__token}`.execute(trx);
           if (Number(updated.numAffectedRows ?? 0) === 1) result.reencrypted++;
           else result.skipped++;
         }
@@ -151,9 +153,13 @@ async function choosePrimary(
 }
 
 interface StaleRow extends Record<string, unknown> {
-  __id: unknown;
+  /** The row's key, a value per id column. */
+  __id: unknown[];
   __token: string;
 }
+
+const idColumns = (column: SealedColumn): readonly string[] =>
+  typeof column.idColumn === 'string' ? [column.idColumn] : column.idColumn;
 
 async function countStale(db: Kysely<Database>, column: SealedColumn, prefix: string): Promise<number> {
   const { rows } = await sql<{ count: number }>`select count(*) as count from ${sql.table(column.table)}
@@ -165,17 +171,19 @@ function staleBatch(
   db: Kysely<Database>,
   column: SealedColumn,
   prefix: string,
-  after: unknown,
+  after: readonly unknown[] | undefined,
   limit: number,
 ): Promise<StaleRow[]> {
   const token = sql.ref(column.tokenColumn);
-  const id = sql.ref(column.idColumn);
-  const extra = column.contextColumns.map((name) => sql`, ${sql.ref(name)}`);
-  const page = after === undefined ? sql`` : sql`and ${id} > ${after}`;
-  return sql<StaleRow>`select ${id} as "__id", ${token} as "__token"${sql.join(extra, sql``)}
-    from ${sql.table(column.table)}
+  const names = idColumns(column);
+  // A row value pages a composite key as it pages one column: (job_id, seq) > ($1, $2).
+  const id = sql`(${sql.join(names.map((name) => sql.ref(name)))})`;
+  const extra = [...new Set([...names, ...column.contextColumns])].map((name) => sql`, ${sql.ref(name)}`);
+  const page = after === undefined ? sql`` : sql`and ${id} > (${sql.join(after.map((value) => sql`${value}`))})`;
+  return sql<Record<string, unknown> & { __token: string }>`select ${token} as "__token"${sql.join(extra, sql``)}
+    from ${sql.table(column.readFrom ?? column.table)}
     where ${token} is not null and ${token} not like ${`${prefix}%`} ${page}
-    order by ${id} limit ${limit}`
+    order by ${sql.join(names.map((name) => sql.ref(name)))} limit ${limit}`
     .execute(db)
-    .then((result) => result.rows);
+    .then((result) => result.rows.map((row) => ({ ...row, __id: names.map((name) => row[name]) })));
 }

@@ -2,6 +2,7 @@ import { PUBLIC_REPORTS_COMPANY_ID } from '../modules/companies/public-reports-c
 import { RESPONSE_LABEL } from '../modules/reports/idempotency.js';
 import { REASON_LABEL } from '../modules/reports/sealed-reason.js';
 import { REVIEW_NOTE_LABEL, REVIEW_REQUEST_LABEL } from '../modules/review-requests/review-request-values.js';
+import { chunkContext, rowContext } from '../modules/screenings/screening-file.js';
 import type { SealContext } from './keyring.js';
 
 /**
@@ -11,9 +12,15 @@ import type { SealContext } from './keyring.js';
  */
 export interface SealedColumn {
   table: string;
-  idColumn: string;
+  /** One column, or the columns of a composite key (a screening's chunk is its job and number). */
+  idColumn: string | readonly string[];
   tokenColumn: string;
   contextColumns: readonly string[];
+  /**
+   * Where the rows are read from when the context needs more than the table holds: a view over the
+   * table that adds it (a screening chunk's company is its job's). Updates still go to `table`.
+   */
+  readFrom?: string;
   context(row: Record<string, unknown>): SealContext;
 }
 
@@ -127,6 +134,24 @@ export const sealedColumns: readonly SealedColumn[] = [
     tokenColumn: 'secret_token',
     contextColumns: ['company_id'],
     context: (r) => ({ companyId: String(r.company_id), recordId: String(r.id), label: 'webhook.secret' }),
+  },
+  {
+    // A customer file waiting to be screened, a chunk at a time (src/modules/screenings/screening-file.ts).
+    table: 'screening_chunks',
+    idColumn: ['job_id', 'seq'],
+    tokenColumn: 'body_token',
+    readFrom: 'screening_chunks_sealed',
+    contextColumns: ['company_id'],
+    context: (r) => chunkContext(String(r.company_id), String(r.job_id), Number(r.seq)),
+  },
+  {
+    // A matched customer row, for the matches file.
+    table: 'screening_matches',
+    idColumn: ['job_id', 'line'],
+    tokenColumn: 'row_token',
+    readFrom: 'screening_matches_sealed',
+    contextColumns: ['company_id'],
+    context: (r) => rowContext(String(r.company_id), String(r.job_id)),
   },
   {
     table: 'webhook_endpoints',

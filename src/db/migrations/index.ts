@@ -26,6 +26,7 @@ import * as auditSubject from './2026_11_28_0025_audit_subject.js';
 import * as publicReportsCompanyHasNoPeople from './2026_11_28_0026_public_reports_company_has_no_people.js';
 import * as accountsPerMember from './2026_11_28_0027_accounts_per_member.js';
 import * as reviewRequests from './2026_11_28_0028_review_requests.js';
+import * as screeningSealedViews from './2026_11_28_0029_screening_sealed_views.js';
 
 /**
  * Every migration, by name; names sort in the order they run. A landed migration is never
@@ -59,4 +60,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0026_public_reports_company_has_no_people': publicReportsCompanyHasNoPeople,
   '2026_11_28_0027_accounts_per_member': accountsPerMember,
   '2026_11_28_0028_review_requests': reviewRequests,
+  '2026_11_28_0029_screening_sealed_views': screeningSealedViews,
 };
