@@ -90,6 +90,16 @@ describe('screening a customer file', () => {
     expect(Number(chunks.rows[0]?.n)).toBe(0);
   });
 
+  it('starts one job of two files sent at once by one company; the other is 409', async () => {
+    const member = await createCompany(t, { businessName: 'Hurried Bank' });
+    const sent = await Promise.all([1, 2].map((n) => upload(member.apiKey, `label,value\nphone,${localPhone()}\n${n}`)));
+    expect(sent.map((r) => r.statusCode).sort()).toEqual([202, 409]);
+    const jobs = await sql<{
+      n: string;
+    }>`select count(*) as n from screening_jobs where company_id = ${member.companyId}`.execute(t.database.db);
+    expect(Number(jobs.rows[0]?.n)).toBe(1);
+  });
+
   it("is another company's exactly as a random id is: 404", async () => {
     const res = await upload(bank.apiKey, `label,value\nphone,${localPhone()}\n`);
     const { id } = res.json().data.job;

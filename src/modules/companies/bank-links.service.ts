@@ -18,21 +18,31 @@ export function createBankLinksService({ db }: { db: Kysely<Database> }) {
     async link(companyId: string, bankSlug: string): Promise<BankLinkView> {
       const company = isUuid(companyId) ? await findCompanyById(db, companyId.toLowerCase()) : undefined;
       if (!company) throw AppError.notFound('Company not found');
-      const bank = await db
-        .selectFrom('banks')
-        .select(['id', 'name', 'slug'])
-        .where('slug', '=', bankSlug.trim().toLowerCase())
-        .executeTakeFirst();
-      if (!bank) throw AppError.validation([{ field: 'bankSlug', message: 'is not a slug from the bank list' }]);
-      const holder = await db.selectFrom('company_banks').select('company_id').where('bank_id', '=', bank.id).executeTakeFirst();
-      if (holder && holder.company_id !== company.id) {
-        throw new AppError('INVALID_STATE', 'Another company is already linked to this bank');
-      }
-      await db
-        .insertInto('company_banks')
-        .values({ company_id: company.id, bank_id: bank.id })
-        .onConflict((oc) => oc.column('company_id').doUpdateSet({ bank_id: bank.id }))
-        .execute();
+      // Under the bank's row lock: two members linked to one bank at once get one link and one 409
+      // (the second used to meet the unique index as a 500).
+      const bank = await db.transaction().execute(async (trx) => {
+        const found = await trx
+          .selectFrom('banks')
+          .select(['id', 'name', 'slug'])
+          .where('slug', '=', bankSlug.trim().toLowerCase())
+          .forUpdate()
+          .executeTakeFirst();
+        if (!found) throw AppError.validation([{ field: 'bankSlug', message: 'is not a slug from the bank list' }]);
+        const holder = await trx
+          .selectFrom('company_banks')
+          .select('company_id')
+          .where('bank_id', '=', found.id)
+          .executeTakeFirst();
+        if (holder && holder.company_id !== company.id) {
+          throw new AppError('INVALID_STATE', 'Another company is already linked to this bank');
+        }
+        await trx
+          .insertInto('company_banks')
+          .values({ company_id: company.id, bank_id: found.id })
+          .onConflict((oc) => oc.column('company_id').doUpdateSet({ bank_id: found.id }))
+          .execute();
+        return found;
+      });
       return { companyId: company.id, bank };
     },
   };

@@ -77,28 +77,32 @@ export function createSafelistService(deps: { db: Kysely<Database>; crypto: Pick
     async add(actor: SafelistActor, input: { label: IdentifierLabel; value: string; reason: string }) {
       const reason = trimmedText('reason', input.reason, 10);
       const entry = indexOf(input.label, input.value);
-      const row = await db
-        .insertInto('safelist')
-        .values({
-          id: randomUUID(),
-          label: input.label,
-          blind_index: entry.digest,
-          index_version: entry.version,
-          reason,
-          operator_id: actor.operatorId ?? null,
-        })
-        .onConflict((oc) => oc.columns(['label', 'blind_index']).doNothing())
-        .returningAll()
-        .executeTakeFirst();
-      if (!row) throw new AppError('INVALID_STATE', 'This identifier is already on the safelist');
-      if (actor.keyId || actor.userId)
-        await recordAudit(db, {
-          ...actor,
-          keyId: actor.keyId ?? null,
-          action: 'safelist_add',
-          label: input.label,
-          blindIndex: entry.digest,
-        });
+      // The entry and its audit row land together: an entry never exists without its trail.
+      const row = await db.transaction().execute(async (trx) => {
+        const added = await trx
+          .insertInto('safelist')
+          .values({
+            id: randomUUID(),
+            label: input.label,
+            blind_index: entry.digest,
+            index_version: entry.version,
+            reason,
+            operator_id: actor.operatorId ?? null,
+          })
+          .onConflict((oc) => oc.columns(['label', 'blind_index']).doNothing())
+          .returningAll()
+          .executeTakeFirst();
+        if (!added) throw new AppError('INVALID_STATE', 'This identifier is already on the safelist');
+        if (actor.keyId || actor.userId)
+          await recordAudit(trx, {
+            ...actor,
+            keyId: actor.keyId ?? null,
+            action: 'safelist_add',
+            label: input.label,
+            blindIndex: entry.digest,
+          });
+        return added;
+      });
       const carrying = await reportsCarrying(db, { label: input.label, blind_index: entry.digest });
       return {
         entry: view(row),
@@ -119,18 +123,21 @@ export function createSafelistService(deps: { db: Kysely<Database>; crypto: Pick
     },
 
     async remove(actor: SafelistActor, id: string) {
-      const row = isUuid(id)
-        ? await db.deleteFrom('safelist').where('id', '=', id.toLowerCase()).returningAll().executeTakeFirst()
-        : undefined;
-      if (!row) throw AppError.notFound('Safelist entry not found');
-      if (actor.keyId || actor.userId)
-        await recordAudit(db, {
-          ...actor,
-          keyId: actor.keyId ?? null,
-          action: 'safelist_remove',
-          label: row.label,
-          blindIndex: row.blind_index,
-        });
+      const row = await db.transaction().execute(async (trx) => {
+        const removed = isUuid(id)
+          ? await trx.deleteFrom('safelist').where('id', '=', id.toLowerCase()).returningAll().executeTakeFirst()
+          : undefined;
+        if (!removed) throw AppError.notFound('Safelist entry not found');
+        if (actor.keyId || actor.userId)
+          await recordAudit(trx, {
+            ...actor,
+            keyId: actor.keyId ?? null,
+            action: 'safelist_remove',
+            label: removed.label,
+            blindIndex: removed.blind_index,
+          });
+        return removed;
+      });
       return { entry: view(row) };
     },
   };

@@ -19,8 +19,12 @@ export interface JobActor {
  * with the row per customer left out of the trail's view, this one still shows that one ran. It
  * names the actor and request id as the rows per customer do.
  */
-export async function insertJob(db: Kysely<Database>, actor: JobActor): Promise<JobRow> {
+/** A new job, unless the company has one queued or running (then undefined): checked under the company's row lock. */
+export async function insertJob(db: Kysely<Database>, actor: JobActor): Promise<JobRow | undefined> {
   return db.transaction().execute(async (trx) => {
+    // Two uploads at once: the second waits here, then sees the first's job.
+    await trx.selectFrom('companies').select('id').where('id', '=', actor.companyId).forUpdate().execute();
+    if (await hasUnfinishedJob(trx, actor.companyId)) return undefined;
     const job = await trx
       .insertInto('screening_jobs')
       .values({ id: randomUUID(), company_id: actor.companyId, key_id: actor.keyId, user_id: actor.userId, status: 'queued' })

@@ -10,7 +10,6 @@ import {
   errorsAfter,
   failJob,
   findJob,
-  hasUnfinishedJob,
   insertChunk,
   insertJob,
   type JobActor,
@@ -132,13 +131,14 @@ export function createScreeningsService(deps: {
      * ten million rows is ten million searches, and the rate limit counts requests, not rows.
      */
     async create(actor: JobActor): Promise<JobView> {
-      if (await hasUnfinishedJob(db, actor.companyId)) {
+      const job = await insertJob(db, actor);
+      if (!job) {
         throw new AppError(
           'INVALID_STATE',
           'A screening of your company is still running; wait for it to finish (GET /api/v1/external/screenings)',
         );
       }
-      return toView(await insertJob(db, actor));
+      return toView(job);
     },
 
     /**

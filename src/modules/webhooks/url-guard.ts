@@ -94,6 +94,27 @@ export async function checkNewWebhookUrl(raw: string, allowPrivate: boolean): Pr
 }
 
 /**
+ * How long a host's name may take to resolve. The system resolver has no timeout of its own, and a
+ * batch of deliveries waits for its slowest: one member's slow DNS must not hold the others' past
+ * their lease (another instance would then send them again).
+ */
+const LOOKUP_TIMEOUT_MS = 3000;
+const LOOKUP_TIMED_OUT = Symbol('lookup timed out');
+
+async function lookupWithin(host: string, ms: number): Promise<Array<{ address: string; family: number }>> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(LOOKUP_TIMED_OUT), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([lookup(host, { all: true, verbatim: true }), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * The server-side request forgery guard, run at registration and before every delivery: the URL
  * must be https, and every address its host resolves to must be public. The first address is
  * returned so the connection goes to it (a DNS answer that changes between check and connect
@@ -115,9 +136,12 @@ export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promi
   try {
     addresses = ipaddr.isValid(host)
       ? [{ address: host, family: ipaddr.parse(host).kind() === 'ipv6' ? 6 : 4 }]
-      : await lookup(host, { all: true, verbatim: true });
-  } catch {
-    return { ok: false, reason: `host ${host} does not resolve` };
+      : await lookupWithin(host, LOOKUP_TIMEOUT_MS);
+  } catch (error) {
+    return {
+      ok: false,
+      reason: error === LOOKUP_TIMED_OUT ? `host ${host} did not resolve in time` : `host ${host} does not resolve`,
+    };
   }
   if (addresses.length === 0) return { ok: false, reason: `host ${host} does not resolve` };
   if (!allowPrivate) {

@@ -58,14 +58,24 @@ export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Cryp
   async function changeEndpoint(
     companyId: string,
     id: string,
-    set: Updateable<WebhookEndpointsTable>,
+    set: Updateable<WebhookEndpointsTable> | ((current: Selectable<WebhookEndpointsTable>) => Updateable<WebhookEndpointsTable>),
     action: 'webhook_change' | 'webhook_secret',
     actor: ChangeActor | undefined,
   ) {
     return db.transaction().execute(async (trx) => {
+      // A change made from the endpoint as it is (a new secret keeps the current one beside it)
+      // reads it under the row lock: two at once must not both build on the same current secret.
+      const current = await trx
+        .selectFrom('webhook_endpoints')
+        .selectAll()
+        .where('id', '=', id)
+        .where('company_id', '=', companyId)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!current) throw AppError.notFound('Webhook endpoint not found');
       const changed = await trx
         .updateTable('webhook_endpoints')
-        .set({ ...set, updated_at: sql`now()` })
+        .set({ ...(typeof set === 'function' ? set(current) : set), updated_at: sql`now()` })
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirst();
@@ -91,17 +101,19 @@ export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Cryp
   return {
     async create(companyId: string, input: { url: string; events: string[] }, actor?: ChangeActor) {
       const url = await guard(input.url);
-      const count = await db
-        .selectFrom('webhook_endpoints')
-        .select(sql<number>`count(*)::int`.as('n'))
-        .where('company_id', '=', companyId)
-        .executeTakeFirstOrThrow();
-      if (count.n >= MAX_ENDPOINTS_PER_COMPANY) {
-        throw new AppError('INVALID_STATE', `A company may have at most ${MAX_ENDPOINTS_PER_COMPANY} webhook endpoints`);
-      }
       const id = randomUUID();
       const secret = newWebhookSecret();
       const row = await db.transaction().execute(async (trx) => {
+        // Counted under the company's row lock: two creates at once cannot both see room for one more.
+        await trx.selectFrom('companies').select('id').where('id', '=', companyId).forUpdate().execute();
+        const count = await trx
+          .selectFrom('webhook_endpoints')
+          .select(sql<number>`count(*)::int`.as('n'))
+          .where('company_id', '=', companyId)
+          .executeTakeFirstOrThrow();
+        if (count.n >= MAX_ENDPOINTS_PER_COMPANY) {
+          throw new AppError('INVALID_STATE', `A company may have at most ${MAX_ENDPOINTS_PER_COMPANY} webhook endpoints`);
+        }
         const created = await trx
           .insertInto('webhook_endpoints')
           .values({
@@ -173,16 +185,20 @@ export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Cryp
     async rotateSecret(companyId: string, id: string, overlapHours = DEFAULT_OVERLAP_HOURS, actor?: ChangeActor) {
       const row = await own(companyId, id);
       const secret = newWebhookSecret();
-      const current = crypto.keyring.open(row.secret_token, secretContext(companyId, row.id));
       const updated = await changeEndpoint(
         companyId,
         row.id,
-        {
+        (locked) => ({
           secret_token: crypto.keyring.seal(secret, secretContext(companyId, row.id)),
           previous_secret_token:
-            overlapHours > 0 ? crypto.keyring.seal(current, secretContext(companyId, row.id, PREVIOUS_SECRET_LABEL)) : null,
+            overlapHours > 0
+              ? crypto.keyring.seal(
+                  crypto.keyring.open(locked.secret_token, secretContext(companyId, row.id)),
+                  secretContext(companyId, row.id, PREVIOUS_SECRET_LABEL),
+                )
+              : null,
           previous_secret_until: overlapHours > 0 ? new Date(clock.now().getTime() + overlapHours * 3600_000) : null,
-        },
+        }),
         'webhook_secret',
         actor,
       );
