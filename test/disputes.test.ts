@@ -197,6 +197,35 @@ describe("the owner's answer", () => {
   });
 });
 
+describe("identifiers typed into a side's words", () => {
+  it('reach the other member masked, as in search; the writer and the operators read them whole', async () => {
+    const report = await listedReport();
+    const reason = `${REASON} Their BVN is 22233344455 and they can be reached on 0803 999 8877.`;
+    const statement = `${STATEMENT} The mule's e-mail is mule.guy@yahoo.com and BVN 22299988877.`;
+    const opened = await post(disputer.apiKey, DISPUTES, { reportId: report.id, reason });
+    expect(opened.statusCode, opened.body).toBe(201);
+    const id = opened.json().data.dispute.id;
+    expect(opened.json().data.dispute.reason).toBe(reason);
+    const upheld = await post(owner.apiKey, `${DISPUTES}/${id}/uphold`, { statement });
+    expect(upheld.json().data.dispute).toMatchObject({ ownerStatement: statement });
+    expect(upheld.json().data.dispute.reason).not.toContain('22233344455');
+
+    const read = async (apiKey: string, url = `${DISPUTES}/${id}`) => (await t.app.inject({ url, headers: key(apiKey) })).body;
+    const asOwner = await read(owner.apiKey);
+    expect(asOwner).not.toMatch(/22233344455|999 8877/);
+    expect(asOwner).toContain('*********55');
+    const asDisputer = [await read(disputer.apiKey), await read(disputer.apiKey, `${DISPUTES}?side=raised&limit=100`)];
+    for (const body of asDisputer) {
+      expect(body).not.toMatch(/22299988877|mule\.guy@yahoo\.com/);
+      expect(body).toContain('m***@yahoo.com');
+    }
+    expect(asDisputer[0]).toContain('22233344455');
+    const asOperators = await read(operator.apiKey, `/api/v1/admin/disputes?limit=100`);
+    expect(asOperators).toContain('22233344455');
+    expect(asOperators).toContain('mule.guy@yahoo.com');
+  });
+});
+
 describe('escalation and the operators', () => {
   async function upheld() {
     const report = await listedReport();

@@ -19,6 +19,8 @@ describe('public reports: clear values at rest and in the logs', () => {
     const victimName = `${letters(9)} ${letters(10)}`;
     const guestName = `${letters(9)} ${letters(10)}`;
     const reasonAccount = digits(10);
+    // Typed beside the bank's name, which every member reads: masked like a reason.
+    const bankAccount = digits(10);
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/v1/public/reports',
@@ -28,6 +30,7 @@ describe('public reports: clear values at rest and in the logs', () => {
         victim: { name: victimName, email: victimEmail, phone: victimPhone },
         guestInfo: { name: guestName, email: guestEmail, phone: guestPhone },
         fraudReason: `He asked me to pay into ${reasonAccount} for a parcel that never came, then blocked me.`,
+        financialInstitution: `Access Bank acct ${bankAccount}`,
       }),
     });
     expect(res.statusCode).toBe(201);
@@ -38,6 +41,7 @@ describe('public reports: clear values at rest and in the logs', () => {
     expect(decoded.json().data.report.victim.email).toBe(victimEmail);
     const found = await search(t, company.apiKey, 'bvn', bvn);
     expect(found.json().data.publicReports[0].victim.email).toMatch(/^.\*\*\*@example\.com$/);
+    expect(found.json().data.publicReports[0].financialInstitution).toBe(`Access Bank acct ********${bankAccount.slice(-2)}`);
     expect(found.json().data.publicReports[0].victim.name).toBe(`${victimName[0]}*** ${victimName.split(' ')[1]?.[0]}***`);
     await t.close({ keepFiles: true });
 
@@ -51,6 +55,7 @@ describe('public reports: clear values at rest and in the logs', () => {
       ...victimName.split(' '),
       ...guestName.split(' '),
       reasonAccount,
+      bankAccount,
       operator.apiKey,
     ];
     const logText = t.logLines.join('\n');

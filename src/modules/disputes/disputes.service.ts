@@ -7,6 +7,7 @@ import { jobRequestId, SYSTEM_KEY_ID } from '../../jobs/system-actor.js';
 import { auditRow } from '../audit/audit.repository.js';
 import { raiseSubmissionEvents } from '../events/submission-events.js';
 import { isUuid } from '../ids.js';
+import { maskFraudReason } from '../reports/reason-masking.js';
 import { REPORT_LIMITS } from '../reports/report-values.js';
 import * as reports from '../reports/reports.repository.js';
 import type { Actor } from '../reports/reports.service.js';
@@ -45,22 +46,31 @@ export function createDisputesService(deps: {
 }) {
   const { db, clock } = deps;
 
-  function view(row: repo.DisputeRow) {
+  /**
+   * A dispute as `viewer` sees it. A member reads the other side's words, and the operators', with
+   * identifiers masked as in search (`*********77`, `j***@example.com`): a statement is no channel for
+   * a customer's BVN from one member to another. Its own words, and everything for the operators, are
+   * whole. With no viewer (the operators' list), whole.
+   */
+  function view(row: repo.DisputeRow, viewer?: Actor) {
+    const member = viewer?.companyId;
+    const theirs = <T extends string | null>(text: T, author: string | null): T =>
+      text === null || member === undefined || author === member ? text : (maskFraudReason(text) as T);
     return {
       id: row.id,
       reportId: row.report_id,
       report: { fraudType: row.report_fraud_type, publishedAt: row.report_published_at?.toISOString() ?? null },
       status: row.status,
-      reason: row.reason,
+      reason: theirs(row.reason, row.disputing_company_id),
       identifierIds: row.identifier_ids,
       attachments: deps.attachments.links(row.attachments),
       openedAt: row.opened_at.toISOString(),
       respondBy: row.respond_by.toISOString(),
-      ownerStatement: row.owner_statement,
+      ownerStatement: theirs(row.owner_statement, row.report_company_id),
       answeredAt: row.answered_at?.toISOString() ?? null,
       escalatedAt: row.escalated_at?.toISOString() ?? null,
       decidedAt: row.decided_at?.toISOString() ?? null,
-      decisionReason: row.decision_reason,
+      decisionReason: theirs(row.decision_reason, null),
       reportingCompany: { id: row.report_company_id, businessName: row.report_company_name },
       disputingCompany:
         row.disputing_company_id === null
@@ -152,7 +162,7 @@ export function createDisputesService(deps: {
         .execute();
       return row.id;
     });
-    return view((await repo.findDispute(db, updated)) as repo.DisputeRow);
+    return view((await repo.findDispute(db, updated)) as repo.DisputeRow, actor);
   }
 
   /**
@@ -238,16 +248,18 @@ export function createDisputesService(deps: {
           },
         ]);
       });
-      return view((await repo.findDispute(db, disputeId)) as repo.DisputeRow);
+      return view((await repo.findDispute(db, disputeId)) as repo.DisputeRow, actor);
     },
 
     async get(actor: Actor, id: string) {
-      return view(await requireVisible(actor, id));
+      return view(await requireVisible(actor, id), actor);
     },
 
+    /** A member's disputes (`filters.companyId`), or every one for the operators. */
     async list(filters: repo.DisputeFilters & { page: number; limit: number }) {
       const { rows, total } = await repo.listDisputes(db, filters, (filters.page - 1) * filters.limit, filters.limit);
-      return { data: rows.map(view), meta: { total, page: filters.page, limit: filters.limit } };
+      const viewer = filters.companyId === undefined ? undefined : ({ companyId: filters.companyId } as Actor);
+      return { data: rows.map((row) => view(row, viewer)), meta: { total, page: filters.page, limit: filters.limit } };
     },
 
     uphold: (actor: Actor, id: string, statement: string) =>

@@ -213,7 +213,10 @@ export function createPublicReportsService(deps: {
           fraud_type: input.fraudType,
           fraud_reason_token: keyring.seal(fraudReason, reasonContext(companyId, id)),
           fraud_reason_masked: maskFraudReason(fraudReason),
-          financial_institution: financialInstitution,
+          // The bank's name is shown to every member and its moderators: an account number or phone
+          // typed beside it ("Access Bank acct 0123456789") is masked as a reason is. Such values
+          // belong in identifiers, where they are sealed.
+          financial_institution: maskFraudReason(financialInstitution),
           event_date: eventDate,
           attachments: uploadIds,
           victim_token: sealedVictim.token,
