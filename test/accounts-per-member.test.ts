@@ -119,6 +119,26 @@ describe('an address with accounts at several members', () => {
     expect(wrong.json().data).toEqual({ code: 'TOTP_INVALID', requestId: expect.any(String) });
   });
 
+  it('counts a wrong code as a failed sign-in though another member\'s account has no second factor', async () => {
+    const a = await createCompany(t);
+    const b = await createCompany(t);
+    const email = uniqueEmail('guarded-and-open');
+    await accountAt({ companyId: a.companyId }, email);
+    await accountAt({ companyId: b.companyId }, email);
+    const first = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/sign-in',
+      payload: { email, password: PASSWORD, memberId: a.companyId },
+    });
+    const { secret } = await enrolTotp(t, sessionCookie(first), clock);
+    // Guessing A's code never lands at B, and the guesses are throttled like any failed sign-in.
+    const guesses = [];
+    for (const guess of ['100000', '100001', '100002', '100003', '100004', '100005'])
+      guesses.push((await signIn(t, email, PASSWORD, guess)).json().data.code);
+    expect(guesses).toEqual(['TOTP_INVALID', 'TOTP_INVALID', 'TOTP_INVALID', 'TOTP_INVALID', 'TOTP_INVALID', 'RATE_LIMITED']);
+    expect((await signIn(t, email, PASSWORD, totpCode(secret, clock.now()))).statusCode).toBe(429);
+  });
+
   it('asks which member when the password opens several, naming only those, and takes memberId', async () => {
     const a = await createCompany(t, { businessName: `Alpha MFB ${process.pid}` });
     const b = await createCompany(t, { businessName: `Beta Bank ${process.pid}` });

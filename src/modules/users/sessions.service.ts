@@ -118,7 +118,8 @@ export function createSessionsService(deps: {
    * The members a person who opened several accounts may be told of. An account with a second
    * factor is named only once its code fits (a stolen password alone must not say where its owner
    * works): without a code the answer is TOTP_REQUIRED, naming nothing; with a code that fits none,
-   * TOTP_INVALID. An account without a second factor opens with the password alone, so it is named.
+   * TOTP_INVALID. An account without a second factor opens with the password alone, so it is named
+   * beside those whose code fits (or chosen alone with `memberId`).
    */
   async function choicesAfterSecondFactor(usable: repo.AccountRow[], totp: string | undefined): Promise<repo.AccountRow[]> {
     const guarded = usable.filter((account) => account.totp_confirmed_at !== null);
@@ -127,8 +128,10 @@ export function createSessionsService(deps: {
     if (!totp) throw new AppError('TOTP_REQUIRED', 'Send the code from your authenticator app as totp');
     const fitting: repo.AccountRow[] = [];
     for (const account of guarded) if (await secondFactorOk(account, totp, false)) fitting.push(account);
-    if (fitting.length === 0 && open.length === 0)
-      throw new AppError('TOTP_INVALID', 'The code is wrong or has already been used');
+    // A code that fits none is a wrong code, counted as a failed sign-in, even when an account
+    // without a second factor would open: taking that account instead made every guess a success,
+    // so the codes could be tried without limit (and a mistyped code landed at another member).
+    if (fitting.length === 0) throw new AppError('TOTP_INVALID', 'The code is wrong or has already been used');
     return [...open, ...fitting];
   }
 
