@@ -119,7 +119,7 @@ describe('an address with accounts at several members', () => {
     expect(wrong.json().data).toEqual({ code: 'TOTP_INVALID', requestId: expect.any(String) });
   });
 
-  it('counts a wrong code as a failed sign-in though another member\'s account has no second factor', async () => {
+  it("counts a wrong code as a failed sign-in though another member's account has no second factor", async () => {
     const a = await createCompany(t);
     const b = await createCompany(t);
     const email = uniqueEmail('guarded-and-open');

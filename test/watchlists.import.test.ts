@@ -95,6 +95,16 @@ describe('watchlist CSV import', () => {
     expect(again.statusCode).toBe(409);
   });
 
+  it('reads one file at a time into an import: the same file sent three times at once is read once, the others 409', async () => {
+    const lines = csv(2500);
+    const whole = multipart([{ name: 'file', filename: 'watch.csv', contentType: 'text/csv', data: lines.join('\n') }]);
+    const id = await start();
+    const answers = await Promise.all([send(id, whole), send(id, whole), send(id, whole)]);
+    expect(answers.map((r) => r.statusCode).sort()).toEqual([200, 409, 409]);
+    const read = answers.find((r) => r.statusCode === 200)?.json().data.import;
+    expect(read).toMatchObject({ status: 'done', processedLines: 2501, importedRows: 2500, failedRows: 0 });
+  });
+
   it('a body that ends before its closing boundary is a 400 naming the file, and the import can be resumed', async () => {
     const lines = csv(300);
     const whole = multipart([{ name: 'file', filename: 'watch.csv', contentType: 'text/csv', data: lines.join('\n') }]);

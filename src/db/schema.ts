@@ -398,6 +398,9 @@ export interface WatchlistImportsTable {
   processed_rows: Generated<number>;
   imported_rows: Generated<number>;
   failed_rows: Generated<number>;
+  /** The request reading a file into it, and until when (renewed with each batch): one file at a time. */
+  receiving_by: string | null;
+  receiving_until: Date | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

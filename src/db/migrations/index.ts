@@ -28,6 +28,7 @@ import * as accountsPerMember from './2026_11_28_0027_accounts_per_member.js';
 import * as reviewRequests from './2026_11_28_0028_review_requests.js';
 import * as screeningSealedViews from './2026_11_28_0029_screening_sealed_views.js';
 import * as publicBankNamesMasked from './2026_11_28_0030_public_bank_names_masked.js';
+import * as watchlistImportReceiver from './2026_11_28_0031_watchlist_import_receiver.js';
 
 /**
  * Every migration, by name; names sort in the order they run. A landed migration is never
@@ -63,4 +64,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0028_review_requests': reviewRequests,
   '2026_11_28_0029_screening_sealed_views': screeningSealedViews,
   '2026_11_28_0030_public_bank_names_masked': publicBankNamesMasked,
+  '2026_11_28_0031_watchlist_import_receiver': watchlistImportReceiver,
 };

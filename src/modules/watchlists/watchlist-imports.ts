@@ -40,6 +40,9 @@ const toView = (row: Selectable<WatchlistImportsTable>): ImportView => ({
  * bounded and an interrupted upload is resumed by sending the file again (the lines already read
  * are skipped). A bad row is an error line in the report, never the end of the file.
  */
+/** How long a reader holds an import without committing a batch before another upload may take it over. */
+const LEASE_SECONDS = 300;
+
 export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists: WatchlistsService }) {
   const { db, watchlists } = deps;
 
@@ -54,6 +57,17 @@ export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists:
       : undefined;
     if (!row) throw AppError.notFound('Import not found');
     return row;
+  }
+
+  /** The import, now this request's to read a file into; undefined while another request's lease runs. */
+  function claim(id: string, receiver: string) {
+    return db
+      .updateTable('watchlist_imports')
+      .set({ receiving_by: receiver, receiving_until: sql`now() + ${sql.lit(`${LEASE_SECONDS} seconds`)}::interval` })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('receiving_until', 'is', null), eb('receiving_until', '<', sql<Date>`now()`)]))
+      .returningAll()
+      .executeTakeFirst();
   }
 
   return {
@@ -83,8 +97,18 @@ export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists:
 
     /** Reads the file from where the import stands; returns its state when the file ends or breaks off. */
     async receive(companyId: string, id: string, file: Readable, noOtherFile?: () => Promise<void>): Promise<ImportView> {
-      const start = await own(companyId, id);
-      if (start.status === 'done') throw new AppError('INVALID_STATE', 'This import is finished; start a new one');
+      const owned = await own(companyId, id);
+      if (owned.status === 'done') throw new AppError('INVALID_STATE', 'This import is finished; start a new one');
+      const receiver = randomUUID();
+      const start = await claim(owned.id, receiver);
+      if (!start) {
+        // Let the upload through unread so the answer gets out on a connection that stays usable.
+        file.resume();
+        throw new AppError(
+          'INVALID_STATE',
+          'A file is being read into this import already; wait for it to finish (GET the import for its progress), then send the rest',
+        );
+      }
       let processed = start.processed_rows;
       // Line 1 names the columns, in any order; a file without such a line is refused before a row
       // is added (its first row would have been taken for the header and lost).
@@ -174,10 +198,19 @@ export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists:
               imported_rows: sql`imported_rows + ${results.length - (errors.length - bad.length)}`,
               failed_rows: sql`failed_rows + ${errors.length}`,
               status: done ? 'done' : 'running',
+              receiving_until: done ? null : sql`now() + ${sql.lit(`${LEASE_SECONDS} seconds`)}::interval`,
+              receiving_by: done ? null : receiver,
               updated_at: sql`now()`,
             })
             .where('id', '=', start.id)
-            .execute();
+            // Still this request's: a reader whose lease lapsed (stalled for minutes) commits nothing more.
+            .where('receiving_by', '=', receiver)
+            .executeTakeFirst()
+            .then((result) => {
+              if (result.numUpdatedRows === 0n) {
+                throw new AppError('INVALID_STATE', 'This upload stalled and another took the import over; its lines are kept');
+              }
+            });
         });
         processed = lastLine;
       };
@@ -245,7 +278,12 @@ export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists:
       } finally {
         if (broken) {
           // What was committed stays; sending the file again resumes after it.
-          await db.updateTable('watchlist_imports').set({ status: 'interrupted' }).where('id', '=', start.id).execute();
+          await db
+            .updateTable('watchlist_imports')
+            .set({ status: 'interrupted', receiving_by: null, receiving_until: null })
+            .where('id', '=', start.id)
+            .where('receiving_by', '=', receiver)
+            .execute();
         }
       }
       if (broken) {
