@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rotateKeys } from '../src/crypto/rotation.js';
@@ -163,6 +164,41 @@ describe('screening a customer file', () => {
     expect(res.statusCode).toBe(202);
     const done = await screenAll(bank.apiKey, res.json().data.job.id);
     expect(done).toMatchObject({ status: 'done', rowsRead: 3, rowsScreened: 3, errors: 1 });
+  });
+
+  it('answers a second file 409 on a connection that stays usable, the upload let through unread', async () => {
+    const member = await createCompany(t, { businessName: 'Busy Bank' });
+    expect((await upload(member.apiKey, `label,value\nphone,${localPhone()}\n`)).statusCode).toBe(202);
+    const rows = ['label,value'];
+    for (let i = 0; i < 60_000; i++) rows.push(`phone,0803${String(3_000_000 + i).padStart(7, '0')}`);
+    const body = multipart([{ name: 'file', filename: 'big.csv', contentType: 'text/csv', data: rows.join('\n') }]);
+    const address = new URL(await t.app.listen({ port: 0, host: '127.0.0.1' }));
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (method: string, path: string, payload?: Buffer) =>
+      new Promise<{ status?: number; error?: string }>((resolve) => {
+        const req = http.request(
+          {
+            host: address.hostname,
+            port: address.port,
+            method,
+            path,
+            agent,
+            headers: payload ? { ...key(member.apiKey), ...body.headers, 'content-length': payload.length } : {},
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode }));
+          },
+        );
+        req.on('error', (error) => resolve({ error: error.message }));
+        req.end(payload);
+      });
+    try {
+      expect(await send('POST', PATH, body.payload)).toEqual({ status: 409 });
+      expect(await send('GET', '/healthz')).toEqual({ status: 200 });
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('answers a CSV sent as the body itself with 415 saying how to send it', async () => {

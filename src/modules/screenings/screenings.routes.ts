@@ -66,7 +66,12 @@ export const screeningRoutes: RoutesPlugin<{ screenings: ScreeningsService }> = 
     async (request, reply) => {
       const part = await fileOf(request, MAX_FILE_BYTES);
       const { companyId, keyId, user } = companyOf(request);
-      const created = await screenings.create({ companyId, keyId, userId: user?.userId ?? null });
+      const created = await screenings.create({ companyId, keyId, userId: user?.userId ?? null }).catch((error: unknown) => {
+        // Refused before the file is read (one job at a time): the upload is let through unread, so
+        // the 409 arrives on a connection the client can go on using (unread, it was reset).
+        part.file.resume();
+        throw error;
+      });
       const job = await screenings.receive(created, companyId, part.file, part.noOtherFile);
       return reply.code(202).send(ok({ job }, 'Screening accepted'));
     },

@@ -135,7 +135,7 @@ export function createScreeningsService(deps: {
       if (!job) {
         throw new AppError(
           'INVALID_STATE',
-          'A screening of your company is still running; wait for it to finish (GET /api/v1/external/screenings)',
+          'A screening of your company is still running; send this file once it is done (the list of screenings shows its progress)',
         );
       }
       return toView(job);
