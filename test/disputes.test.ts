@@ -176,7 +176,11 @@ describe("the owner's answer", () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data.dispute.status).toBe('exited');
     const read = await t.app.inject({ url: `/api/v1/external/reports/submissions/${report.id}`, headers: key(owner.apiKey) });
-    expect(read.json().data.report).toMatchObject({ listingStatus: 'exited', exitListReason: 'Customer identity confirmed' });
+    expect(read.json().data.report).toMatchObject({
+      listingStatus: 'exited',
+      exitListReason: 'Customer identity confirmed',
+      exitedBy: 'dispute',
+    });
     expect((await search(t, disputer.apiKey, 'phone', report.phone)).json().data.reports).toEqual([]);
     expect(
       (await post(owner.apiKey, `${DISPUTES}/${dispute.id}/exit`, { reason: 'Customer identity confirmed' })).statusCode,

@@ -62,12 +62,17 @@ describe('listing expiry and renewal', () => {
     const kept = await createReport(t, company.apiKey, { identifiers: [{ label: 'phone', value: localPhone() }] });
     const lapsed = await createReport(t, company.apiKey, { identifiers: [{ label: 'phone', value: localPhone() }] });
     expect((await renew(kept.id)).statusCode).toBe(409);
+    // The owner reads when the period ends and from when it may renew it.
+    const before = await submission(kept.id);
+    expect(Date.parse(before.listedUntil) - Date.parse(before.renewableFrom)).toBe(90 * 86_400_000);
+    expect(Date.parse(before.listedUntil) - Date.now()).toBeGreaterThan(2189 * 86_400_000);
 
     clock.advanceDays(2190 - 30);
     await t.app.jobs.runNow('listings.expire');
     expect((await submission(lapsed.id)).listingStatus).toBe('listed');
     const renewed = await renew(kept.id);
     expect(renewed.statusCode, renewed.body).toBe(200);
+    expect(Date.parse(renewed.json().data.report.listedUntil)).toBeGreaterThan(Date.parse(before.listedUntil));
 
     clock.advanceDays(31);
     const run = await t.app.jobs.runNow('listings.expire');

@@ -359,7 +359,7 @@ describe('leaving the list', () => {
       operator.apiKey,
     );
     expect(exit.statusCode).toBe(200);
-    expect(exit.json().data.report.listingStatus).toBe('exited');
+    expect(exit.json().data.report).toMatchObject({ listingStatus: 'exited', exitedBy: 'operators' });
     const audit = await t.database.db
       .selectFrom('audit_events')
       .selectAll()
@@ -375,9 +375,11 @@ describe('leaving the list', () => {
     expect(undone.json().message).toContain('taken off the list by the operators, so only the operators can put it back');
     expect((await send('POST', `${SUBMISSIONS}/${report.id}/relist`, undefined, operator.apiKey)).statusCode).toBe(200);
     // Put back by the operators, it is the owner's again: its own exit it may undo.
-    expect(
-      (await send('POST', `${SUBMISSIONS}/${report.id}/exit`, { reason: 'Customer repaid in full today.' })).statusCode,
-    ).toBe(200);
+    const ownExit = await send('POST', `${SUBMISSIONS}/${report.id}/exit`, { reason: 'Customer repaid in full today.' });
+    expect(ownExit.statusCode).toBe(200);
+    expect(ownExit.json().data.report.exitedBy).toBe('member');
+    const listed = await t.app.inject({ url: `${SUBMISSIONS}?limit=100`, headers: key(a.apiKey) });
+    expect(listed.json().data.data.find((r: { id: string }) => r.id === report.id)?.exitedBy).toBe('member');
     expect((await send('POST', `${SUBMISSIONS}/${report.id}/relist`)).statusCode).toBe(200);
   });
 });

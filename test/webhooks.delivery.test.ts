@@ -98,6 +98,11 @@ describe('webhook delivery: retries, disabling, rotation, redelivery, one instan
     await s.raise();
     for (let day = 0; day <= 3; day++) {
       await deliver();
+      if (day === 0) {
+        // Its member sees that it fails, and since when, before it is paused.
+        const failing = await t.app.inject({ method: 'GET', url: `${HOOKS}/${s.webhook.id}`, headers: key(s.apiKey) });
+        expect(failing.json().data.webhook).toMatchObject({ status: 'active', failingSince: expect.any(String) });
+      }
       clock.advanceDays(1);
     }
     await deliver();
@@ -123,6 +128,8 @@ describe('webhook delivery: retries, disabling, rotation, redelivery, one instan
     await s.raise();
     await deliver();
     expect(receiver.at('/down')).toHaveLength(1);
+    const healthy = await t.app.inject({ method: 'GET', url: `${HOOKS}/${s.webhook.id}`, headers: key(s.apiKey) });
+    expect(healthy.json().data.webhook.failingSince).toBeNull();
     const log = await s.log();
     expect(log.map((d) => d.status)).toEqual(['delivered', 'failed']);
   });

@@ -298,3 +298,24 @@ export async function loadBanks(
 ): Promise<void> {
   for (const bank of await bankList()) select.append(option(optionValue(bank), bank.name));
 }
+
+/**
+ * Where the reader goes on after a button changed the page under it: after a page of a list is
+ * turned, the count above it ("page 2 of 5"); after values are revealed, the values. The button
+ * pressed may just have been disabled or hidden, and focus on it would fall to the body.
+ */
+export function readFrom(target: HTMLElement): void {
+  target.tabIndex = -1;
+  target.focus();
+}
+
+/**
+ * A wait the service asked for (`data.retryAfter`, seconds) in words a person plans by: "about 15
+ * minutes", not "894 s". Undefined when the answer named none.
+ */
+export function waitInWords(error: unknown): string | undefined {
+  const seconds = (error as { data?: { retryAfter?: number } } | undefined)?.data?.retryAfter;
+  if (typeof seconds !== 'number') return undefined;
+  if (seconds < 90) return 'a minute';
+  return `about ${Math.ceil(seconds / 60)} minutes`;
+}

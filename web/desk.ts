@@ -13,6 +13,8 @@ import {
   REPORT_FORM_IN_WORDS,
   showDone,
   showFieldErrors,
+  tell,
+  waitInWords,
 } from './common.js';
 import { initCompanies, loadCompanies, loadSafelist } from './companies.js';
 import { initDisputes, loadDisputes, startDispute } from './disputes.js';
@@ -146,6 +148,12 @@ onSubmitOnce(byId<HTMLFormElement>('sign-in-form'), async (event) => {
   event.preventDefault();
   const totp = byId<HTMLInputElement>('totp').value.trim();
   const memberId = document.querySelector<HTMLInputElement>('input[name="member"]:checked')?.value;
+  // Asked which member, the person answers: none is chosen for them.
+  if (!byId('member-box').hidden && !memberId) {
+    tell(byId('sign-in-message'), 'Choose the member you are signing in to.', 'error');
+    document.querySelector<HTMLInputElement>('input[name="member"]')?.focus();
+    return;
+  }
   const { data, error } = await api.POST('/api/v1/auth/sign-in', {
     body: {
       email: byId<HTMLInputElement>('email').value,
@@ -166,7 +174,13 @@ onSubmitOnce(byId<HTMLFormElement>('sign-in-form'), async (event) => {
   const code = (error as { data?: { code?: string } } | undefined)?.data?.code;
   if (code === 'MEMBER_CHOICE_REQUIRED') {
     offerMembers((error as { data: { members?: MemberChoice[] } }).data.members ?? []);
-    byId('sign-in-message').textContent = 'Choose the member, then sign in again.';
+    // A question, not a failure: said in the page's ordinary tone.
+    tell(byId('sign-in-message'), 'Choose the member, then sign in again.');
+    return;
+  }
+  if (code === 'RATE_LIMITED') {
+    byId('sign-in-message').textContent =
+      `Too many sign-ins failed for this address. To protect the account, please wait ${waitInWords(error) ?? 'a while'} and try again.`;
     return;
   }
   if (code === 'TOTP_REQUIRED') {
@@ -188,14 +202,13 @@ interface MemberChoice {
 function offerMembers(members: MemberChoice[]): void {
   const choices = byId('member-choices');
   choices.replaceChildren(
-    ...members.map((member, index) => {
+    ...members.map((member) => {
       const label = document.createElement('label');
       label.className = 'choice';
       const radio = document.createElement('input');
       radio.type = 'radio';
       radio.name = 'member';
       radio.value = member.memberId;
-      radio.checked = index === 0;
       label.append(radio, ` ${member.name}`);
       return label;
     }),
@@ -329,7 +342,8 @@ onSubmitOnce(byId<HTMLFormElement>('search-form'), async (event) => {
   showDone(byId('search-form'), byId('search-message'), '');
   renderSearchResult(out, data.data, {
     companyId: viewer.companyId,
-    mayDispute: viewer.companyId !== null && viewer.role !== 'viewer',
+    // Analysts and admins for their member; the operators too (a review request's reports are disputed so).
+    mayDispute: viewer.role !== 'viewer',
     onDispute: (reportId, about) => {
       open('disputes');
       // Cancel goes back to this result, not to an empty search.

@@ -56,7 +56,7 @@ export async function loadDisputes(): Promise<void> {
         // The report as a person knows it first: two disputes between the same members still differ.
         textContent: `${fraudTypeName(d.report.fraudType)} report by ${d.reportingCompany.businessName}${
           d.report.publishedAt ? `, listed ${day(d.report.publishedAt)}` : ''
-        } · ${whoDisputes(d)} · ${STATUS[d.status] ?? d.status}`,
+        } · ${whoDisputes(d)} · ${statusText(d)}`,
       });
       open.addEventListener('click', () => show(d));
       const li = document.createElement('li');
@@ -64,6 +64,12 @@ export async function loadDisputes(): Promise<void> {
       return li;
     }),
   );
+}
+
+/** The state in words; "you" when the answer is this member's to give, with its date. */
+function statusText(d: Dispute): string {
+  if (d.status === 'open' && d.reportingCompany.id === viewer.companyId) return `waiting for your answer by ${day(d.respondBy)}`;
+  return STATUS[d.status] ?? d.status;
 }
 
 function whoDisputes(d: Dispute): string {
@@ -81,7 +87,7 @@ function show(d: Dispute): void {
   }
   shown = d;
   const mine = d.reportingCompany.id === viewer.companyId;
-  byId('dispute-title').textContent = `Dispute — ${STATUS[d.status] ?? d.status}`;
+  byId('dispute-title').textContent = `Dispute — ${statusText(d)}`;
   const facts: [string, string][] = [
     ['Report', `${fraudTypeName(d.report.fraudType)}${d.report.publishedAt ? `, listed ${day(d.report.publishedAt)}` : ''}`],
     ['Reported by', d.reportingCompany.businessName],
@@ -109,8 +115,9 @@ async function answered(
   result: { data?: { data: { dispute: Dispute } }; error?: { message: string } },
   form: string,
   message: string,
+  plain: Record<string, string> = {},
 ) {
-  if (!result.data) return showFieldErrors(byId(form), result.error, byId('dispute-message'));
+  if (!result.data) return showFieldErrors(byId(form), result.error, byId('dispute-message'), plain);
   await loadDisputes();
   show(result.data.data.dispute);
   tell(byId('dispute-message'), message);
@@ -185,12 +192,14 @@ export function initDisputes(): void {
   });
   onSubmitOnce(byId<HTMLFormElement>('decide-form'), async (event) => {
     event.preventDefault();
+    // Nothing chosen until the operator chooses: a default would decide for them.
     const outcome = byId<HTMLSelectElement>('decide-outcome').value as 'keep' | 'remove';
     const reason = byId<HTMLTextAreaElement>('decide-reason').value;
     await answered(
       await api.POST('/api/v1/admin/disputes/{id}/decide', { ...current(), body: { outcome, reason } }),
       'decide-form',
       outcome === 'keep' ? 'Decided: the report stays on the list.' : 'Decided: the report is off the list.',
+      { outcome: 'Choose whether the report stays on the list or leaves it' },
     );
   });
 }

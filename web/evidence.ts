@@ -1,6 +1,7 @@
 // Evidence files: each uploads as soon as it is chosen, its bytes counted on a progress bar; at most
 // three, and each can be taken off again before the report is saved.
 import { attachmentReference, uploadFile } from '../client/src/index.js';
+import { waitInWords } from './common.js';
 
 type UploadPath = '/api/v1/public/uploads' | '/api/v1/external/uploads';
 const MAX_FILES = 3;
@@ -103,7 +104,10 @@ export class EvidenceList {
     const code = (error as { data?: { code?: string } } | undefined)?.data?.code;
     // (Not for a file too large: its message already gives the limit, to the byte's decimal.)
     const aboutTheFile = ['VALIDATION_FAILED', 'UNSUPPORTED_MEDIA_TYPE'].includes(code ?? '');
-    const message = (error?.message ?? 'the upload failed').replace(/\.$/, '');
+    const wait = code === 'RATE_LIMITED' ? waitInWords(error) : undefined;
+    const message = wait
+      ? `we have received several files from your connection in the last hour, which is our limit to stop abuse; please try again in ${wait}`
+      : (error?.message ?? 'the upload failed').replace(/\.$/, '');
     const rule = aboutTheFile && !/PDF/.test(message) ? ' Only PDF, PNG, JPEG or WebP files up to 5 MB can be used.' : '';
     label.textContent = `${file.name}: not added — ${message}.${rule} `;
     this.dismissable(item, file.name);

@@ -7,6 +7,7 @@ import {
   factPairs,
   fraudTypeName,
   identifierText,
+  momentText,
   onClickOnce,
   onSubmitOnce,
   showFieldErrors,
@@ -87,6 +88,9 @@ async function openReport(id: string): Promise<void> {
     ['Amount lost', amountLost(r.victim)],
   ];
   facts.unshift(['Reference', r.reference]);
+  // Why and when it was decided: what an operator needs when the filer quotes the reference.
+  if (r.moderatedAt) facts.push([r.status === 'rejected' ? 'Rejected' : 'Decided', momentText(r.moderatedAt)]);
+  if (r.rejectionReason) facts.push(['Reason given', r.rejectionReason]);
   byId('moderation-details').replaceChildren(...factPairs(facts));
   // Only what the report's state allows: a draft is published or rejected, a published one taken down.
   byId('moderation-publish').hidden = r.status !== 'draft';

@@ -72,7 +72,9 @@ export function renderSearchResult(out: HTMLElement, data: SearchData, viewer?: 
         el('p', `Identifiers: ${r.identifiers.map((i) => labelName(i.label)).join(', ')}`, 'hint'),
       );
       if (r.dispute) item.append(el('p', disputeText(r.dispute), 'badge'));
-      if (viewer?.mayDispute && r.companyId !== viewer.companyId && !r.dispute) {
+      // Disputed already by someone else, it may still be disputed by this member (one dispute each);
+      // a second of its own is refused in words.
+      if (viewer?.mayDispute && r.companyId !== viewer.companyId) {
         const dispute = el('button', 'Dispute this report', 'secondary cell-control') as HTMLButtonElement;
         dispute.type = 'button';
         dispute.addEventListener('click', () => viewer.onDispute(r.id, about));
@@ -88,7 +90,12 @@ export function renderSearchResult(out: HTMLElement, data: SearchData, viewer?: 
     for (const r of data.publicReports) {
       const item = el('li');
       item.append(
-        el('p', `${fraudTypeName(r.fraudType)} · ${day(r.createdAt)} · ${r.financialInstitution}`, 'meta'),
+        // The bank is the victim's, not who filed: a member card names its filer in that place.
+        el(
+          'p',
+          `${fraudTypeName(r.fraudType)} · ${day(r.createdAt)} · from the public · victim's bank: ${r.financialInstitution}`,
+          'meta',
+        ),
         el('p', r.fraudReason),
       );
       list.append(item);

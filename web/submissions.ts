@@ -14,6 +14,7 @@ import {
   onSubmitOnce,
   option,
   REPORT_FORM_IN_WORDS,
+  readFrom,
   showFieldErrors,
   tell,
 } from './common.js';
@@ -122,12 +123,22 @@ async function openSubmission(id: string): Promise<void> {
       return li;
     }),
   );
+  // Off the list through a dispute or by the operators, only the operators may put it back: the
+  // button would only be refused, so the page says so instead.
+  const operatorsOnly = r.exitedBy === 'dispute' || r.exitedBy === 'operators';
   byId('submission-exit').textContent =
     r.listingStatus === 'exited' && r.exitedListAt
-      ? `Taken off the list on ${dayText(r.exitedListAt)}${r.exitListReason ? `: ${r.exitListReason}` : '.'}`
+      ? `Taken off the list on ${dayText(r.exitedListAt)}${r.exitedBy === 'dispute' ? ' through a dispute' : r.exitedBy === 'operators' ? ' by the operators' : ''}${r.exitListReason ? `: ${r.exitListReason}` : '.'}${operatorsOnly ? ' Only the operators can put it back on the list; write to them with your evidence.' : ''}`
       : '';
   byId('exit-form').hidden = r.status !== 'published' || r.listingStatus !== 'listed';
-  byId('relist').hidden = r.listingStatus !== 'exited';
+  // A listing ends after its period (six years by default) unless renewed in its last 90 days.
+  const renewable = r.renewableFrom !== null && Date.parse(r.renewableFrom) <= Date.now();
+  byId('submission-period').textContent = r.listedUntil
+    ? `On the list until ${dayText(r.listedUntil)}${renewable ? '; renew it below to keep it there.' : `; it can be renewed from ${dayText(r.renewableFrom ?? r.listedUntil)}.`}`
+    : '';
+  byId('renew-form').hidden = !renewable;
+  byId('relist').hidden = r.listingStatus !== 'exited' || operatorsOnly;
+  byId('reveal').hidden = false;
   byId('submission-message').textContent = '';
   byId('submission').hidden = false;
   byId('submission').focus();
@@ -144,6 +155,10 @@ async function reveal(): Promise<{ label: string; value: string }[] | undefined>
   }
   const identifiers = data.data.report.identifiers;
   showIdentifiers(identifiers.map((i) => [i.label, i.value]));
+  // Shown now: a second press would only decode (and audit) the same values again.
+  byId('reveal').hidden = true;
+  // The keyboard was on the button just hidden: it goes on to what it revealed.
+  readFrom(byId('submission-identifiers'));
   return identifiers;
 }
 
@@ -220,14 +235,13 @@ export function initSubmissions(): void {
     page = 1;
     void loadSubmissions();
   });
-  byId('page-previous').addEventListener('click', () => {
-    page--;
-    void loadSubmissions();
-  });
-  byId('page-next').addEventListener('click', () => {
-    page++;
-    void loadSubmissions();
-  });
+  const turnTo = async (to: number) => {
+    page = to;
+    await loadSubmissions();
+    readFrom(byId('submissions-count'));
+  };
+  byId('page-previous').addEventListener('click', () => void turnTo(Math.max(1, page - 1)));
+  byId('page-next').addEventListener('click', () => void turnTo(page + 1));
   onClickOnce(byId('reveal'), reveal);
   // Changing a draft's identifiers starts from their clear values, so it reveals them (audited) first.
   onClickOnce(byId('draft-edit-identifiers'), async () => {
@@ -258,6 +272,23 @@ export function initSubmissions(): void {
     if (await saveDraft(id)) await after(id, 'Draft saved.');
   });
   onClickOnce(byId('relist'), () => act('relist', 'Back on the list.'));
+  characterCount(byId<HTMLTextAreaElement>('renew-statement'), byId('renew-statement-count'), 50, 2000);
+  onSubmitOnce(byId<HTMLFormElement>('renew-form'), async (event) => {
+    event.preventDefault();
+    if (!current) return;
+    const id = current;
+    const statement = byId<HTMLTextAreaElement>('renew-statement').value;
+    const { data, error } = await api.POST('/api/v1/external/reports/submissions/{id}/renew', {
+      params: { path: { id } },
+      body: { statement },
+    });
+    if (!data) return showFieldErrors(byId('renew-form'), error, byId('submission-message'));
+    byId<HTMLTextAreaElement>('renew-statement').value = '';
+    await after(
+      id,
+      data.data.report.listedUntil ? `Renewed: on the list until ${dayText(data.data.report.listedUntil)}.` : 'Renewed.',
+    );
+  });
   onSubmitOnce(byId<HTMLFormElement>('exit-form'), async (event) => {
     event.preventDefault();
     if (!current) return;

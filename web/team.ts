@@ -9,6 +9,7 @@ import {
   onClickOnce,
   onSubmitOnce,
   option,
+  readFrom,
   showAgain,
   showFieldErrors,
 } from './common.js';
@@ -269,8 +270,7 @@ export function initTeam(): void {
   const turnTo = async (page: number) => {
     auditPage = page;
     await loadAudit();
-    byId('audit-count').tabIndex = -1;
-    byId('audit-count').focus();
+    readFrom(byId('audit-count'));
   };
   byId('audit-previous').addEventListener('click', () => void turnTo(Math.max(1, auditPage - 1)));
   byId('audit-next').addEventListener('click', () => void turnTo(auditPage + 1));

@@ -31,7 +31,7 @@ const EVENT_SHORT: Record<string, string> = {
   'submission.disputed': 'Your report disputed',
 };
 const eventInWords = (code: string) => EVENTS.find(([value]) => value === code)?.[1] ?? code;
-type Webhook = { id: string; url: string; events: string[]; status: 'active' | 'disabled' };
+type Webhook = { id: string; url: string; events: string[]; status: 'active' | 'disabled'; failingSince: string | null };
 const when = (iso: string | null) => (iso ? momentText(iso) : '—');
 const cell = (text: string) => Object.assign(document.createElement('td'), { textContent: text });
 let shown: Webhook | null = null;
@@ -67,7 +67,14 @@ export async function loadWebhooks(): Promise<void> {
       const facts = Object.assign(document.createElement('dl'), { className: 'facts' });
       facts.append(
         ...factPairs([
-          ['State', hook.status === 'active' ? 'active' : 'paused'],
+          [
+            'State',
+            hook.status !== 'active'
+              ? 'paused'
+              : hook.failingSince
+                ? `active, but failing since ${momentText(hook.failingSince)}: deliveries are retried, and it is paused after 3 days of failures`
+                : 'active',
+          ],
           ['Events', hook.events.map(eventInWords).join('; ')],
         ]),
       );

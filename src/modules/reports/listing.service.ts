@@ -16,6 +16,20 @@ export const RENEWAL_WINDOW_DAYS = 90;
 const EXPIRY_BATCH = 500;
 
 /**
+ * When a listed report's period ends, and from when it may be renewed (its last 90 days); undefined
+ * for a draft or a report off the list.
+ */
+export function listingPeriod(
+  report: Pick<repo.ReportRow, 'status' | 'listing_status' | 'published_at' | 'renewed_at'>,
+  listingDays: number,
+): { endsAt: Date; renewableFrom: Date } | undefined {
+  if (report.status !== 'published' || report.listing_status !== 'listed' || !report.published_at) return undefined;
+  const start = report.renewed_at ?? report.published_at;
+  const endsAt = new Date(start.getTime() + listingDays * DAY_MS);
+  return { endsAt, renewableFrom: daysBefore(endsAt, RENEWAL_WINDOW_DAYS) };
+}
+
+/**
  * The listing period: a report leaves the list `listingDays` after publication or its latest
  * renewal, unless its owner renews it (with a statement) in the period's last 90 days.
  */
@@ -29,16 +43,13 @@ export function createListingService(deps: { db: Kysely<Database>; clock: Clock;
       return db.transaction().execute(async (trx) => {
         const report = isUuid(id) ? await repo.findReport(trx, id.toLowerCase(), actor.companyId, true) : undefined;
         if (!report) throw AppError.notFound('Report not found');
-        if (report.status !== 'published' || report.listing_status !== 'listed' || !report.published_at)
-          throw new AppError('INVALID_STATE', 'Only a listed report can be renewed');
+        const period = report ? listingPeriod(report, listingDays) : undefined;
+        if (!report || !period) throw new AppError('INVALID_STATE', 'Only a listed report can be renewed');
         const now = clock.now();
-        const start = report.renewed_at ?? report.published_at;
-        const ends = new Date(start.getTime() + listingDays * DAY_MS);
-        const opens = daysBefore(ends, RENEWAL_WINDOW_DAYS);
-        if (now < opens)
+        if (now < period.renewableFrom)
           throw new AppError(
             'INVALID_STATE',
-            `The listing runs until ${ends.toISOString()}; it can be renewed from ${opens.toISOString()}`,
+            `The listing runs until ${period.endsAt.toISOString()}; it can be renewed from ${period.renewableFrom.toISOString()}`,
           );
         await trx
           .updateTable('reports')

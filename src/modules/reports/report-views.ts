@@ -23,6 +23,14 @@ export function reportView(
     listingStatus: row.listing_status,
     exitedListAt: row.exited_list_at?.toISOString() ?? null,
     exitListReason: row.exit_list_reason,
+    exitedBy:
+      row.listing_status !== 'exited'
+        ? null
+        : row.exited_by_dispute_id
+          ? ('dispute' as const)
+          : row.exited_by_operator_id
+            ? ('operators' as const)
+            : ('member' as const),
     fraudType: row.fraud_type,
     fraudReason: options.fraudReason,
     showUploaderInfo: row.show_uploader_info,

@@ -54,6 +54,7 @@ export async function registerReports(
     safelist: createSafelistCheck(db),
   });
   const submissions = createSubmissionsService({
+    listingDays: deps.listingDays,
     db,
     identifiers,
     reports,

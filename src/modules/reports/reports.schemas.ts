@@ -122,6 +122,24 @@ export const ReportOut = Type.Object({
   identifiers: Type.Array(IdentifierOut),
 });
 
+/** What only the owner reads of its own submission: how it left the list and its listing period. */
+const submissionFields = {
+  exitedBy: Type.Union([StringEnum(['member', 'dispute', 'operators'] as const), Type.Null()], {
+    description:
+      'Who took the report off the list: the member itself (or the listing period ending: it may relist), a dispute or the operators (only the operators may relist); null while listed',
+  }),
+  listedUntil: Type.Union([DateTime(), Type.Null()], {
+    description:
+      'When a listed report leaves the list unless renewed (REDFLAG_LISTING_DAYS); null for a draft or a report off the list',
+  }),
+  renewableFrom: Type.Union([DateTime(), Type.Null()], {
+    description: "From when it may be renewed (`POST .../renew`): the period's last 90 days; null when not listed",
+  }),
+};
+
+/** A company's own submission (get, decode and each change). */
+export const SubmissionOut = Type.Object({ ...ReportOut.properties, ...submissionFields });
+
 /**
  * A list item: identifiers without ids (the interface document's list shape), plus `status`. The
  * document's list has none, but a draft's `listingStatus` says `listed`, so without it a list could
@@ -129,6 +147,7 @@ export const ReportOut = Type.Object({
  */
 export const ReportListItem = Type.Object({
   ...reportOutFields,
+  ...submissionFields,
   status: StringEnum(REPORT_STATUSES),
   identifiers: Type.Array(IdentifierOutNoId),
 });
@@ -149,7 +168,7 @@ export const CreatedReport = Type.Object({
 });
 
 export const CreatedReportResponse = Envelope(CreatedReport);
-export const ReportResponse = Envelope(Type.Object({ report: ReportOut }));
+export const ReportResponse = Envelope(Type.Object({ report: SubmissionOut }));
 export const SubmissionsResponse = Envelope(
   Type.Object({
     data: Type.Array(ReportListItem),

@@ -5,6 +5,7 @@ import type { SealedIdentifiers } from '../../identifiers/sealed-identifiers.js'
 import { recordAudit } from '../audit/audit.repository.js';
 import type { ReportAttachments } from '../uploads/attachments.js';
 import { dateRange } from './date-range.js';
+import { listingPeriod } from './listing.service.js';
 import type { FraudType, ListingStatus, ReportStatus } from './report-values.js';
 import { reportView as baseView, type IdentifierView, tokensByReport } from './report-views.js';
 import * as repo from './reports.repository.js';
@@ -31,14 +32,21 @@ export function createSubmissionsService(deps: {
   attachments: Pick<ReportAttachments, 'links'>;
   /** Told of each identifier whose token does not open (it is served marked `unreadable`). */
   onUnreadable: (error: SealedValueError) => void;
+  /** The listing period (REDFLAG_LISTING_DAYS): each listed report says when it ends. */
+  listingDays: number;
 }) {
   const { db, identifiers, reports } = deps;
 
   /** The stored upload ids become signed download links, fresh for each response. */
-  const reportView = (row: repo.ReportRow, ids: IdentifierView[], options: { uploaderVisible: boolean }) => ({
-    ...baseView(row, ids, { ...options, fraudReason: openReason(deps.reasons, row) }),
-    attachments: deps.attachments.links(row.attachments),
-  });
+  const reportView = (row: repo.ReportRow, ids: IdentifierView[], options: { uploaderVisible: boolean }) => {
+    const period = listingPeriod(row, deps.listingDays);
+    return {
+      ...baseView(row, ids, { ...options, fraudReason: openReason(deps.reasons, row) }),
+      attachments: deps.attachments.links(row.attachments),
+      listedUntil: period?.endsAt.toISOString() ?? null,
+      renewableFrom: period?.renewableFrom.toISOString() ?? null,
+    };
+  };
 
   async function withTokens(companyId: string | undefined, id: string) {
     const row = await reports.requireOwn(id, companyId);

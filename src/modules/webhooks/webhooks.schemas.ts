@@ -36,6 +36,11 @@ const webhookFields = {
   events: Type.Array(Type.String()),
   status: StringEnum(['active', 'disabled'] as const),
   disabledAt: Nullable(DateTime()),
+  failingSince: Nullable(
+    DateTime(
+      'Since when its deliveries have failed, none succeeding since (it is paused after 3 days of it); null when the last one was delivered',
+    ),
+  ),
   previousSecretUntil: Nullable(DateTime('Until when the previous secret still signs too')),
   createdAt: DateTime(),
   updatedAt: DateTime(),

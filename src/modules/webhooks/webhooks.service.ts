@@ -19,6 +19,8 @@ export interface WebhookView {
   events: string[];
   status: WebhookEndpointStatus;
   disabledAt: string | null;
+  /** Since when its deliveries fail (null once one succeeds); it is paused after 3 days of it. */
+  failingSince: string | null;
   /** Until when the previous secret still signs too (after a rotation). */
   previousSecretUntil: string | null;
   createdAt: string;
@@ -34,6 +36,7 @@ export function toView(row: Selectable<WebhookEndpointsTable>): WebhookView {
     events: row.events,
     status: row.status,
     disabledAt: iso(row.disabled_at),
+    failingSince: iso(row.failing_since),
     previousSecretUntil: iso(row.previous_secret_until),
     createdAt: iso(row.created_at) as string,
     updatedAt: iso(row.updated_at) as string,
