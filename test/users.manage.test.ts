@@ -94,6 +94,35 @@ describe('company admins manage their users', () => {
     expect(after.json().data.users.map((u: { id: string }) => u.id)).toEqual([admin.userId]);
   });
 
+  it('never leaves a company without an active admin: by key, two admins demoted at once keep one', async () => {
+    const { companyId, apiKey } = await createCompany(t);
+    const first = await createUser(t, clock, { companyId }, 'admin');
+    const second = await createUser(t, clock, { companyId }, 'admin');
+    const change = (userId: string, method: 'PATCH' | 'DELETE') =>
+      t.app.inject({
+        method,
+        url: `/api/v1/external/users/${userId}`,
+        headers: key(apiKey),
+        ...(method === 'PATCH' ? { payload: { role: 'analyst' } } : {}),
+      });
+    const both = await Promise.all([change(first.userId, 'PATCH'), change(second.userId, 'PATCH')]);
+    expect(both.map((r) => r.statusCode).sort()).toEqual([200, 409]);
+    const last = both[0]?.statusCode === 409 ? first : second;
+    const refused = await change(last.userId, 'DELETE');
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().message).toBe('This is the last admin; make another person an admin first');
+    // The operators may (a compromised last admin is shut out), and so may a new admin be made first.
+    const analyst = both[0]?.statusCode === 409 ? second : first;
+    const promoted = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/external/users/${analyst.userId}`,
+      headers: key(apiKey),
+      payload: { role: 'admin' },
+    });
+    expect(promoted.statusCode).toBe(200);
+    expect((await change(last.userId, 'DELETE')).statusCode).toBe(200);
+  });
+
   it("sees another company's users and reports exactly as random ids (404)", async () => {
     const a = await createCompany(t);
     const b = await createCompany(t);

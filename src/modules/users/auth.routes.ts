@@ -145,11 +145,11 @@ export const authRoutes: RoutesPlugin<{ sessions: SessionsService; users: UsersS
         summary: 'Change the password; ends every session of the user, this one included',
         security: session,
         body: ChangePasswordBody,
-        response: { 200: EmptyResponse },
+        response: { 200: EmptyResponse, ...errorResponses(401, 429) },
       },
     },
     async (request, reply) => {
-      await sessions.changePassword(sessionUserOf(request).userId, request.body);
+      await sessions.changePassword(sessionUserOf(request).userId, request.body, request.ip);
       endSession(reply);
       return ok({}, 'Password changed; sign in again');
     },

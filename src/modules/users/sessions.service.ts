@@ -253,10 +253,23 @@ export function createSessionsService(deps: {
       return { recoveryCodes, user: toUserView(updated as repo.UserRow) };
     },
 
-    /** A new password ends every session of the user, this one included. */
-    async changePassword(userId: string, input: { currentPassword: string; newPassword: string }): Promise<void> {
+    /**
+     * A new password ends every session of the user, this one included. A wrong current password
+     * counts as a failed sign-in of the address (same limits): a session left open, or stolen, must
+     * not be a way to guess the password without limit.
+     */
+    async changePassword(
+      userId: string,
+      input: { currentPassword: string; newPassword: string },
+      address: string,
+    ): Promise<void> {
       const user = await requireActiveUser(userId);
+      const retryAfter = await throttle.retryAfter(user.email, address);
+      if (retryAfter !== undefined) {
+        throw new AppError('RATE_LIMITED', `Too many wrong passwords; retry in ${retryAfter} s`, { retryAfter });
+      }
       if (!user.password_hash || !(await verifyPassword(user.password_hash, input.currentPassword))) {
+        await throttle.recordFailure(user.email, address);
         throw new AppError('INVALID_CREDENTIALS', 'The current password is wrong');
       }
       const weak = checkPasswordPolicy(input.newPassword, 'newPassword');

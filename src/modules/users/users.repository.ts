@@ -169,3 +169,29 @@ export async function advanceTotpStep(db: Db, userId: string, step: number): Pro
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/**
+ * The ids of a member's active admins, read under the member's own row lock (its company or its
+ * operators' row): two changes to its admins at once take turns, and the second sees the first's.
+ * The member's row, not the admins' rows, so the lock order is the same whichever admin each change
+ * already holds.
+ */
+export async function activeAdminsLocked(
+  db: Kysely<Database>,
+  owner: { companyId: string | null; operatorId: string | null },
+): Promise<string[]> {
+  if (owner.companyId !== null) {
+    await db.selectFrom('companies').select('id').where('id', '=', owner.companyId).forUpdate().execute();
+  } else {
+    await db.selectFrom('operators').select('id').where('id', '=', owner.operatorId as string).forUpdate().execute();
+  }
+  const rows = await db
+    .selectFrom('users')
+    .select('id')
+    .$if(owner.companyId !== null, (q) => q.where('company_id', '=', owner.companyId as string))
+    .$if(owner.companyId === null, (q) => q.where('operator_id', '=', owner.operatorId as string))
+    .where('role', '=', 'admin')
+    .where('status', '=', 'active')
+    .execute();
+  return rows.map((r) => r.id);
+}

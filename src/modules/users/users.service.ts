@@ -61,6 +61,20 @@ export function createUsersService(deps: {
     return row;
   }
 
+  /**
+   * A member's own change never leaves it without an active admin: nobody could then manage its
+   * keys, people or webhooks but the operators. Read under the member's lock, so two demotions at
+   * once cannot each see the other still there. The operators' own tools (`everyone`) may, to shut
+   * out a compromised last admin.
+   */
+  async function keepAnAdmin(trx: Kysely<Database>, scope: UserScope, row: repo.UserRow): Promise<void> {
+    if ('everyone' in scope || row.role !== 'admin' || row.status !== 'active') return;
+    const admins = await repo.activeAdminsLocked(trx, { companyId: row.company_id, operatorId: row.operator_id });
+    if (admins.every((id) => id === row.id)) {
+      throw new AppError('INVALID_STATE', 'This is the last admin; make another person an admin first');
+    }
+  }
+
   function checkRole(side: 'company' | 'operator', role: string, field = 'role'): CompanyUserRole | OperatorUserRole {
     const roles: readonly string[] = side === 'company' ? COMPANY_ROLES : OPERATOR_ROLES;
     if (!roles.includes(role)) throw AppError.validation([{ field, message: `must be one of ${roles.join(', ')}` }]);
@@ -166,6 +180,7 @@ export function createUsersService(deps: {
         const row = await requireUser(scope, id, trx);
         if (row.id === actorId) throw new AppError('INVALID_STATE', 'You cannot change your own role');
         const checked = checkRole(row.company_id ? 'company' : 'operator', role);
+        if (checked !== 'admin') await keepAnAdmin(trx, scope, row);
         const updated = await repo.updateUser(trx, row.id, { role: checked });
         await deleteUserSessions(trx, row.id);
         await recordChange(trx, actor, { companyId: row.company_id, action: 'user_role', subjectId: row.id });
@@ -177,6 +192,7 @@ export function createUsersService(deps: {
       return db.transaction().execute(async (trx) => {
         const row = await requireUser(scope, id, trx);
         if (row.id === actorId) throw new AppError('INVALID_STATE', 'You cannot remove yourself');
+        await keepAnAdmin(trx, scope, row);
         const updated = await repo.updateUser(trx, row.id, { status: 'removed', password_hash: null });
         await deleteUserSessions(trx, row.id);
         await recordChange(trx, actor, { companyId: row.company_id, action: 'user_remove', subjectId: row.id });

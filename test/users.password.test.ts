@@ -1,0 +1,31 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, PASSWORD, testClock } from './helpers/people.js';
+import { createCompany } from './helpers/principals.js';
+import { buildTestApp, type TestApp } from './helpers/test-app.js';
+
+let t: TestApp;
+const clock = testClock();
+
+beforeAll(async () => {
+  t = await buildTestApp({ now: clock.now });
+});
+afterAll(() => t.close());
+
+describe('a password change in a session', () => {
+  it('counts a wrong current password as a failed sign-in: a session is no way to guess without limit', async () => {
+    const { companyId } = await createCompany(t);
+    const user = await createUser(t, clock, { companyId }, 'viewer');
+    const change = (currentPassword: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/password',
+        headers: user.headers,
+        payload: { currentPassword, newPassword: 'an even longer new passphrase' },
+      });
+    const codes = [];
+    for (let i = 0; i < 6; i++) codes.push((await change(`wrong guess number ${i} here`)).statusCode);
+    expect(codes).toEqual([401, 401, 401, 401, 401, 429]);
+    // The right password is refused too until the wait is over, as sign-in would be.
+    expect((await change(PASSWORD)).statusCode).toBe(429);
+  });
+});
