@@ -164,6 +164,9 @@ export async function buildApp({
       // Headers are small: they get a minute however long the body may take.
       headersTimeout: Math.min(60_000, config.requestTimeoutMs),
       connectionsCheckingInterval: Math.min(config.requestTimeoutMs / 2, 5_000),
+      // Node answers a request without Host with a bare 400 of its own (no envelope, no request id,
+      // no security headers); the request comes through instead and is refused in the envelope below.
+      requireHostHeader: false,
     },
     connectionTimeout: config.connectionTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
@@ -187,6 +190,14 @@ export async function buildApp({
     done();
   });
   registerSecurityHeaders(app, { publicUrl: config.publicUrl });
+  // HTTP/1.1 requires Host (RFC 9112 §3.2); HTTP/1.0 may leave it out. After the security headers,
+  // which the refusal carries too.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.raw.httpVersion === '1.1' && request.raw.headers.host === undefined) {
+      return done(new AppError('BAD_REQUEST', 'The request has no Host header, which HTTP/1.1 requires'));
+    }
+    done();
+  });
   answerUnavailableWhileClosing(app);
 
   const routes = await registerOpenApi(app, config.publicUrl);

@@ -55,6 +55,8 @@ describe('errors raised before a route runs', () => {
       'GET\u0000 / HTTP/1.1\r\nhost: x\r\n\r\n',
       'G E T / HTTP/1.1\r\n\r\n',
       'GET / HTTP/1.1\r\nbad header\r\n\r\n',
+      // No Host, which HTTP/1.1 requires (Node's own answer to it had no envelope and no request id).
+      'GET /healthz HTTP/1.1\r\nconnection: close\r\n\r\n',
     ]) {
       const [res] = await rawExchange(PORT, [request]);
       expect(res).toBeDefined();
@@ -77,6 +79,22 @@ describe('errors raised before a route runs', () => {
         Buffer.from(bytes.split(',').map(Number)).toString('latin1'),
       );
     for (const text of [secret, 's3ss10n', '08031234567']) expect(asText).not.toContain(text);
+  });
+
+  it('takes a body cut short by the client for the client going away, not for a database outage', async () => {
+    const { connect } = await import('node:net');
+    const before = t.logLines.length;
+    const socket = connect(PORT, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(
+      'POST /api/v1/public/reports HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"fraudType":"theft",',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.destroy();
+    // Given the time the outage warning took to appear before, nothing at warn or above is written.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const warnings = t.logLines.slice(before).filter((line) => (JSON.parse(line) as { level: number }).level >= 40);
+    expect(warnings).toEqual([]);
   });
 
   it("answers Node's 431 for headers that are too large in the envelope", async () => {

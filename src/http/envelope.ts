@@ -154,6 +154,11 @@ function toAppError(error: FastifyError, request: FastifyRequest): AppError | un
       'A stored value could not be decrypted; the service operators can find it in the log by this request id',
     );
   }
+  // The client went away while its body was arriving: its ECONNRESET is the request's, not the
+  // database's (it was logged as an outage, so anyone could raise false alarms).
+  if ((error as NodeJS.ErrnoException).code === 'ECONNRESET' && (request.raw.readableAborted || request.raw.destroyed)) {
+    return new AppError('BAD_REQUEST', 'The request did not arrive whole: the connection was closed before its end');
+  }
   if (isDatabaseUnavailable(error)) {
     const message = hasSqlState(error, DISK_FULL_SQLSTATE)
       ? 'The service is short of disk space; retry shortly'

@@ -183,7 +183,12 @@ export async function activeAdminsLocked(
   if (owner.companyId !== null) {
     await db.selectFrom('companies').select('id').where('id', '=', owner.companyId).forUpdate().execute();
   } else {
-    await db.selectFrom('operators').select('id').where('id', '=', owner.operatorId as string).forUpdate().execute();
+    await db
+      .selectFrom('operators')
+      .select('id')
+      .where('id', '=', owner.operatorId as string)
+      .forUpdate()
+      .execute();
   }
   const rows = await db
     .selectFrom('users')
