@@ -112,7 +112,7 @@ describe('the envelope', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json().data).toMatchObject({
       code: 'VALIDATION_FAILED',
-      errors: [{ field: '', message: 'the request body must be an object' }],
+      errors: [{ field: 'body', message: 'must be an object' }],
     });
   });
 

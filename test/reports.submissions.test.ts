@@ -235,7 +235,7 @@ describe('drafts', () => {
     expect((await search(t, b.apiKey, 'phone', oldPhone)).json().data.reports).toEqual([]);
     // An edit that changes nothing says so in words.
     const empty = await send('PATCH', `${SUBMISSIONS}/${draft.id}`, {});
-    expect(empty.json().data.errors).toEqual([{ field: '', message: 'the request body must change at least one field' }]);
+    expect(empty.json().data.errors).toEqual([{ field: 'body', message: 'must change at least one field' }]);
 
     const edit = await send('PATCH', `${SUBMISSIONS}/${draft.id}`, {
       fraudType: 'identity_theft',

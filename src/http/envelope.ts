@@ -107,14 +107,14 @@ function article(type: string): string {
 }
 
 /** A failed schema validation's errors, each naming its field in words (once each). */
-export function schemaFieldErrors(error: Pick<FastifyError, 'validation'>): FieldError[] {
+export function schemaFieldErrors(error: Pick<FastifyError, 'validation'> & { validationContext?: string | undefined }): FieldError[] {
   const seen = new Set<string>();
+  // The whole body (or query) has no field name of its own: it is named as routes without a body
+  // name it, `body` (or `query`).
+  const whole = error.validationContext === 'querystring' ? 'query' : (error.validationContext ?? 'body');
   return ((error.validation ?? []) as AjvError[])
     .map(describe)
-    .map(
-      // The whole body has no field name; say what it is.
-      (e) => (e.field === '' ? { ...e, message: `the request body ${e.message}` } : e),
-    )
+    .map((e) => (e.field === '' ? { ...e, field: whole } : e))
     .filter((e) => {
       const key = `${e.field}\u0000${e.message}`;
       if (seen.has(key)) return false;
