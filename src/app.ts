@@ -48,6 +48,7 @@ import { safelistRoutes } from './modules/safelist/safelist.routes.js';
 import { registerScreenings } from './modules/screenings/screenings.plugin.js';
 import { registerUploads } from './modules/uploads/uploads.plugin.js';
 import { createMailer } from './modules/users/mailer.js';
+import { deleteExpiredSessions } from './modules/users/sessions.repository.js';
 import { createPeople, registerUsers } from './modules/users/users.plugin.js';
 import { webRoutes } from './modules/web/web.routes.js';
 import { registerWebhooks } from './modules/webhooks/webhooks.plugin.js';
@@ -290,7 +291,7 @@ export async function buildApp({
     reportsPerHour: config.publicReportsPerHour,
   });
   await registerReviewRequests(app, { db, crypto, requestsPerHour: config.publicReportsPerHour, now: currentTime });
-  await registerUsers(app, { db, people, users: admin.users, config, now: currentTime });
+  await registerUsers(app, { people, users: admin.users, config });
   if (admin.safelist) await app.register(safelistRoutes, { safelist: admin.safelist });
   const disputes = await registerDisputes(app, {
     db,
@@ -324,6 +325,13 @@ export async function buildApp({
       description: 'remove uploads left unattached for 24 hours',
       everySeconds: hourly,
       run: () => uploads.service.sweep(),
+    },
+    {
+      name: 'sessions.purge',
+      description: 'delete desk sessions past their idle or absolute end',
+      everySeconds: hourly,
+      // The sessions' own clock, which their ends were computed with.
+      run: () => deleteExpiredSessions(db, currentTime(), people.idleMs),
     },
     {
       name: 'idempotency.purge',

@@ -107,7 +107,9 @@ function article(type: string): string {
 }
 
 /** A failed schema validation's errors, each naming its field in words (once each). */
-export function schemaFieldErrors(error: Pick<FastifyError, 'validation'> & { validationContext?: string | undefined }): FieldError[] {
+export function schemaFieldErrors(
+  error: Pick<FastifyError, 'validation'> & { validationContext?: string | undefined },
+): FieldError[] {
   const seen = new Set<string>();
   // The whole body (or query) has no field name of its own: it is named as routes without a body
   // name it, `body` (or `query`).

@@ -81,9 +81,11 @@ export async function deleteUserSessions(db: Db, userId: string): Promise<void> 
 }
 
 /** Sessions past their end; the table would otherwise keep every abandoned one. */
-export async function deleteExpiredSessions(db: Db, now: Date, idleMs: number): Promise<void> {
-  await db
+/** Sessions past their absolute or idle end (they no longer open anything); how many went. */
+export async function deleteExpiredSessions(db: Db, now: Date, idleMs: number): Promise<number> {
+  const gone = await db
     .deleteFrom('user_sessions')
     .where((eb) => eb.or([eb('expires_at', '<=', now), eb('last_seen_at', '<=', sql<Date>`${new Date(now.getTime() - idleMs)}`)]))
-    .execute();
+    .executeTakeFirst();
+  return Number(gone.numDeletedRows);
 }

@@ -6,14 +6,12 @@ import type { Database } from '../../db/schema.js';
 import type { AsyncCommits } from '../../db/wal-flusher.js';
 import type { RedisLink } from '../../redis/redis-link.js';
 import { authRoutes } from './auth.routes.js';
-import { deleteExpiredSessions } from './sessions.repository.js';
 import { createSessionsService, type SessionsService } from './sessions.service.js';
 import { createSignInThrottle } from './sign-in-throttle.js';
 import { usersRoutes } from './users.routes.js';
 import type { UsersService } from './users.service.js';
 
 /** How often sessions past their end are deleted (an ended session is refused anyway; this keeps the table small). */
-const PURGE_EVERY_MS = 60 * 60 * 1000;
 const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
 
 export interface People {
@@ -53,10 +51,7 @@ export function cookieIsSecure(publicUrl: string): boolean {
   return !(url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname));
 }
 
-export async function registerUsers(
-  app: FastifyInstance,
-  deps: { db: Kysely<Database>; people: People; users: UsersService; config: Config; now: () => Date },
-) {
+export async function registerUsers(app: FastifyInstance, deps: { people: People; users: UsersService; config: Config }) {
   const { people } = deps;
   await app.register(authRoutes, {
     sessions: people.sessions,
@@ -64,12 +59,4 @@ export async function registerUsers(
     cookie: { secure: cookieIsSecure(deps.config.publicUrl) },
   });
   await app.register(usersRoutes, { users: deps.users });
-
-  const purge = setInterval(() => {
-    deleteExpiredSessions(deps.db, deps.now(), people.idleMs).catch((err: unknown) =>
-      app.log.warn({ err }, 'could not delete ended sessions'),
-    );
-  }, PURGE_EVERY_MS);
-  purge.unref();
-  app.addHook('onClose', async () => clearInterval(purge));
 }

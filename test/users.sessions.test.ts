@@ -29,3 +29,18 @@ describe('a password change in a session', () => {
     expect((await change(PASSWORD)).statusCode).toBe(429);
   });
 });
+
+describe('ended sessions', () => {
+  it('are deleted by the sessions.purge job, in the one list of jobs', async () => {
+    const { companyId } = await createCompany(t);
+    const user = await createUser(t, clock, { companyId }, 'viewer');
+    const sessions = async () =>
+      (await t.database.db.selectFrom('user_sessions').select('token_hash').where('user_id', '=', user.userId).execute()).length;
+    expect(await sessions()).toBe(1);
+    await t.app.jobs.runNow('sessions.purge');
+    expect(await sessions()).toBe(1);
+    clock.advance(31 * 60_000);
+    expect((await t.app.jobs.runNow('sessions.purge')).items).toBeGreaterThanOrEqual(1);
+    expect(await sessions()).toBe(0);
+  });
+});
