@@ -359,7 +359,7 @@ export async function buildApp({
         db,
         draftDays: config.publicDraftDays,
         rejectedDays: config.publicRejectedDays,
-        removeFiles: (ids) => uploads.service.removeForRecords(ids),
+        detachFiles: (trx, ids) => uploads.service.detachFromRecords(trx, ids),
       }),
     },
     {

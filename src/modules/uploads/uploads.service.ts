@@ -147,12 +147,14 @@ export function createUploadsService(deps: {
       return { contentType: row.content_type, fileName: row.storage_key, bytes };
     },
 
-    /** Deletes the files attached to these records, bytes and all (the public-report clean-up). */
-    async removeForRecords(recordIds: readonly string[]): Promise<number> {
-      if (recordIds.length === 0) return 0;
-      const keys = await repo.deleteRecordUploads(db, recordIds);
-      await store.delete(keys);
-      return keys.length;
+    /**
+     * Deletes the files attached to these records (the public-report clean-up): their rows in the
+     * caller's transaction, with the records (the database store's bytes go with them, by cascade);
+     * then `bytes()`, once it committed, what a store outside the database holds.
+     */
+    async detachFromRecords(trx: Kysely<Database>, recordIds: readonly string[]) {
+      const keys = recordIds.length === 0 ? [] : await repo.deleteRecordUploads(trx, recordIds);
+      return { count: keys.length, bytes: () => store.delete(keys) };
     },
 
     /** Removes uploads attached to nothing for 24 hours, metadata first, then their bytes. */
