@@ -218,3 +218,35 @@ describe('review-request retention', () => {
     clock.reset();
   });
 });
+
+describe('a run longer than its lease', () => {
+  it('keeps its claim while it works: another instance does not start the same job beside it', async () => {
+    const { createScheduler } = await import('../src/jobs/scheduler.js');
+    const { systemClock } = await import('../src/jobs/clock.js');
+    const name = `slow-${process.pid}`;
+    let running = 0;
+    let most = 0;
+    const slow = {
+      name,
+      description: 'a job that takes longer than the lease',
+      everySeconds: 3600,
+      run: async () => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise((resolve) => setTimeout(resolve, 1200));
+        running--;
+        return 1;
+      },
+    };
+    const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+    const instance = () => createScheduler({ db: t.database.db, clock: systemClock, jobs: [slow], log: quiet, leaseMs: 300 });
+    const [first, second] = [instance(), instance()];
+    const firstRun = first.runNow(name);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(await second.runNow(name)).toEqual({ name, ran: false });
+    expect(await firstRun).toMatchObject({ name, ran: true, items: 1 });
+    expect(most).toBe(1);
+    const [row] = (await first.status()).filter((s) => s.name === name);
+    expect(row).toMatchObject({ lastStatus: 'ok', runs: 1, running: false });
+  });
+});

@@ -38,6 +38,18 @@ export async function claimRun(
   return rows.length === 1;
 }
 
+/** Holds a run's claim longer while it still works; false when the claim is no longer this instance's. */
+export async function renewRun(db: Kysely<Database>, run: { name: string; instance: string; until: Date }): Promise<boolean> {
+  const rows = await db
+    .updateTable('job_runs')
+    .set({ locked_until: run.until })
+    .where('name', '=', run.name)
+    .where('locked_by', '=', run.instance)
+    .returning('name')
+    .execute();
+  return rows.length === 1;
+}
+
 export async function finishRun(
   db: Kysely<Database>,
   run: { name: string; instance: string; now: Date; items: number | null; error: string | null },

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Clock } from './clock.js';
 import { createFailureRun, type FailureRunLog } from './failure-run.js';
-import { claimRun, ensureJobRows, finishRun, listJobRuns } from './job-runs.repository.js';
+import { claimRun, ensureJobRows, finishRun, listJobRuns, renewRun } from './job-runs.repository.js';
 
 /** A background job: named, run at most once per `everySeconds` across every instance, safe to run twice. */
 export interface Job {
@@ -37,7 +37,7 @@ export interface JobStatus {
 }
 
 /** How long a claimed run holds its job: a process that dies mid-run frees it after this. */
-const LEASE_MS = 15 * 60 * 1000;
+const DEFAULT_LEASE_MS = 15 * 60 * 1000;
 
 /**
  * The one scheduler: every instance runs it, and a row per job in `job_runs` makes each run
@@ -50,8 +50,11 @@ export function createScheduler(deps: {
   jobs: readonly Job[];
   log: FailureRunLog;
   onOutcome?: (outcome: JobOutcome) => void;
+  /** How long a claim holds without renewal (15 minutes; tests shorten it). */
+  leaseMs?: number;
 }) {
   const { db, clock, jobs, log } = deps;
+  const LEASE_MS = deps.leaseMs ?? DEFAULT_LEASE_MS;
   const instance = randomUUID();
   const names = new Set<string>();
   for (const job of jobs) {
@@ -80,6 +83,15 @@ export function createScheduler(deps: {
       force,
     });
     if (!claimed) return { name: job.name, ran: false };
+    // A run longer than its lease (a first retention pass over years of rows) keeps its claim while
+    // it works: otherwise another instance would start the same job beside it, and this run's
+    // outcome would be lost when it finished. Only a dead process lets the lease lapse.
+    const renewal = setInterval(() => {
+      renewRun(db, { name: job.name, instance, until: new Date(clock.now().getTime() + LEASE_MS) }).catch((err: unknown) =>
+        log.warn({ err, job: job.name }, 'could not renew the lease of a background job'),
+      );
+    }, LEASE_MS / 3);
+    renewal.unref();
     let outcome: JobOutcome;
     try {
       const items = await job.run(startedAt);
@@ -88,6 +100,8 @@ export function createScheduler(deps: {
     } catch (err) {
       outcome = { name: job.name, ran: true, error: err instanceof Error ? err.message : String(err) };
       log.error({ err, job: job.name }, 'background job failed');
+    } finally {
+      clearInterval(renewal);
     }
     await finishRun(db, {
       name: job.name,
