@@ -1,9 +1,9 @@
 import type { Server } from 'node:http';
 import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyHttpOptions, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyHttpOptions, type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import pino, { type DestinationStream } from 'pino';
+import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import { type Crypto, KEY_REFRESH_MS } from './crypto/load-crypto.js';
 import type { DatabaseHandle } from './db/database.js';
@@ -13,8 +13,8 @@ import { errorHandler, notFoundHandler } from './http/envelope.js';
 import { AppError } from './http/errors.js';
 import { createFailedKeyGuard } from './http/failed-key-guard.js';
 import { answerUnavailableWhileClosing, clientErrorHandler, frameworkErrors } from './http/framework-errors.js';
-import { mayBeIdentifier } from './http/identifier-shaped.js';
 import { lazySchemaCompilation, type SchemaCompilation } from './http/lazy-schemas.js';
+import { createLogger } from './http/logging.js';
 import { registerMetrics } from './http/metrics.js';
 import { type RouteSummary, registerOpenApi } from './http/openapi.js';
 import { registerRateLimit } from './http/rate-limit.js';
@@ -83,60 +83,8 @@ export interface AppOptions {
   clock?: Clock;
 }
 
-/** Log paths that may carry secrets; pino replaces them before a line is written. */
-export const REDACTED_LOG_PATHS = [
-  'req.headers["x-api-key"]',
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'headers["x-api-key"]',
-  'apiKey',
-  '*.apiKey',
-  'res.headers["set-cookie"]',
-  'password',
-  '*.password',
-  'token',
-  '*.token',
-];
-
 function trustHops(hops: number) {
   return (_address: string, hop: number) => hop < hops;
-}
-
-/**
- * A path as logged: a segment that could be an identifier (six digits or more in a row — a phone,
- * BVN, NIN or account number — or an e-mail address) is masked. No route takes one in its path,
- * but an integrator who puts one there by mistake (or calls a route that does not exist with one)
- * must not have it written to the log. Ids (uuids) are kept: they are what a log is read by.
- */
-function pathForLog(path: string): string {
-  return path
-    .split('/')
-    .map((segment) => (mayBeIdentifier(segment) ? '[masked]' : segment))
-    .join('/');
-}
-
-/**
- * A request as logged: the path without its query string, because a signed download link's
- * signature there is as good as a password for 15 minutes, and with what could be an identifier masked.
- */
-function requestForLog(request: FastifyRequest) {
-  return {
-    method: request.method,
-    url: pathForLog(request.url.split('?')[0] ?? ''),
-    host: request.host,
-    remoteAddress: request.ip,
-  };
-}
-
-export function createLogger(config: Pick<Config, 'logLevel'>, stream?: DestinationStream) {
-  return pino(
-    {
-      level: config.logLevel,
-      redact: { paths: REDACTED_LOG_PATHS, censor: '[redacted]' },
-      serializers: { req: requestForLog as (request: unknown) => unknown },
-    },
-    stream ?? pino.destination({ sync: false }),
-  );
 }
 
 /** Builds the whole service as a Fastify instance; it never listens (server.ts does). */
