@@ -1,13 +1,9 @@
-import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import type { Database } from '../../db/schema.js';
 import { companyOf } from '../../http/auth.js';
 import { Envelope, ok } from '../../http/envelope.js';
 import { DateTime, PageNumber, StringEnum } from '../../http/schema-helpers.js';
 import type { RoutesPlugin } from '../../http/types.js';
-import { dateRange } from '../reports/date-range.js';
-import { listCompanyAudit } from './audit.repository.js';
-import type { AuditPseudonyms } from './audit-pseudonyms.js';
+import type { AuditService } from './audit.service.js';
 
 const AuditQuery = Type.Object({
   page: PageNumber,
@@ -72,10 +68,7 @@ const AuditResponse = Envelope(
   }),
 );
 
-export const auditRoutes: RoutesPlugin<{
-  db: Kysely<Database>;
-  pseudonyms: AuditPseudonyms;
-}> = async (app, { db, pseudonyms }) => {
+export const auditRoutes: RoutesPlugin<{ audit: AuditService }> = async (app, { audit }) => {
   app.get(
     '/api/v1/external/audit',
     {
@@ -87,32 +80,7 @@ export const auditRoutes: RoutesPlugin<{
         response: { 200: AuditResponse },
       },
     },
-    async (request) => {
-      const principal = companyOf(request);
-      const { page, limit, action, excludeAction, from, to } = request.query;
-      const result = await listCompanyAudit(
-        db,
-        principal.companyId,
-        { action, excludeAction, ...dateRange(from, to) },
-        (page - 1) * limit,
-        limit,
-      );
-      const data = result.rows.map((r) => ({
-        id: pseudonyms.ofEvent(principal.companyId, r.id),
-        action: r.action,
-        keyId: r.key_id,
-        userId: r.user_id,
-        actor: r.actor,
-        label: r.label,
-        blindIndex: r.blind_index ? pseudonyms.ofValue(principal.companyId, Buffer.from(r.blind_index)) : null,
-        reportId: r.report_id,
-        subjectId: r.subject_id,
-        resultCount: r.result_count,
-        // Another party's request id may be their own correlation id (a customer reference, say).
-        requestId: r.actor === 'company' || r.actor === 'system' ? r.request_id : null,
-        createdAt: r.created_at.toISOString(),
-      }));
-      return ok({ data, meta: { total: result.total, page, limit } }, 'Audit events fetched successfully');
-    },
+    async (request) =>
+      ok(await audit.listForCompany(companyOf(request).companyId, request.query), 'Audit events fetched successfully'),
   );
 };

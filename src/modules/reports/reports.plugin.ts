@@ -7,6 +7,7 @@ import { shippedBankDirectory } from '../../identifiers/normalize.js';
 import { createSealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import type { Clock } from '../../jobs/clock.js';
 import { auditRoutes } from '../audit/audit.routes.js';
+import { createAuditService } from '../audit/audit.service.js';
 import { createAuditPseudonyms } from '../audit/audit-pseudonyms.js';
 import { createSafelistCheck } from '../safelist/safelist.service.js';
 import { searchRoutes } from '../search/search.routes.js';
@@ -76,7 +77,9 @@ export async function registerReports(
       searchWaitLimitMs: deps.searchWaitLimitMs,
     }),
   });
-  await app.register(auditRoutes, { db, pseudonyms: createAuditPseudonyms(pseudonymKey(deps.crypto)) });
+  await app.register(auditRoutes, {
+    audit: createAuditService({ db, pseudonyms: createAuditPseudonyms(pseudonymKey(deps.crypto)) }),
+  });
 
   const listing = createListingService({ db, clock: deps.clock, listingDays: deps.listingDays });
   await app.register(listingRoutes, { listing, submissions });
