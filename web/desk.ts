@@ -61,6 +61,8 @@ const notice = byId('notice');
 
 function show(view: View): void {
   for (const v of VIEWS) byId(`view-${v}`).hidden = v !== view;
+  // The tab, the history list and a screen reader's window list name the page, not only the desk.
+  document.title = `${byId(`view-${view}`).querySelector('h1')?.textContent?.trim() || 'Redflag'} — Redflag desk`;
   byId('nav').hidden = view === 'sign-in' || view === 'accept' || view === 'enrol';
   // The page shown is marked in the menu, for screen readers as for the eye.
   for (const button of document.querySelectorAll<HTMLElement>('[data-view]')) {
@@ -140,7 +142,7 @@ async function start(): Promise<void> {
   if (!data) return show('sign-in');
   setSide(data.data.user, data.data.member);
   if (data.data.totpEnrolmentRequired) return enrol();
-  show('search');
+  openFirstPage();
 }
 
 // Sign-in: e-mail and password, then the code when the service asks for it.
@@ -169,7 +171,7 @@ onSubmitOnce(byId<HTMLFormElement>('sign-in-form'), async (event) => {
     byId<HTMLInputElement>('password').value = '';
     byId<HTMLInputElement>('totp').value = '';
     forgetMemberChoice();
-    return data.data.totpEnrolmentRequired ? enrol() : show('search');
+    return data.data.totpEnrolmentRequired ? enrol() : openFirstPage();
   }
   const code = (error as { data?: { code?: string } } | undefined)?.data?.code;
   if (code === 'MEMBER_CHOICE_REQUIRED') {
@@ -266,7 +268,7 @@ onSubmitOnce(byId<HTMLFormElement>('enrol-form'), async (event) => {
   byId('recovery').hidden = false;
   byId('enrol-done').focus();
 });
-byId('enrol-done').addEventListener('click', () => show('search'));
+byId('enrol-done').addEventListener('click', () => openFirstPage());
 
 /** Signs out on the service first: the desk is emptied only once the session is really over. */
 async function signOut(path: '/api/v1/auth/sign-out' | '/api/v1/auth/sign-out-everywhere', reason: string): Promise<void> {
@@ -283,7 +285,33 @@ onClickOnce(byId('sign-out'), () => signOut('/api/v1/auth/sign-out', 'You have s
  * a reference, a field error) and the panels opened then (a report, a dispute, a key or secret shown
  * once) were about that moment, not this one.
  */
-function open(view: keyof typeof LOADERS): void {
+type Page = keyof typeof LOADERS;
+
+/** The page the address names (`#disputes`: a reload, Back, a bookmark), if this person's menu has it. */
+function pageInAddress(): Page | undefined {
+  const name = location.hash.slice(1);
+  if (!Object.hasOwn(LOADERS, name)) return undefined;
+  const buttons = document.querySelectorAll<HTMLElement>(`nav [data-view="${CSS.escape(name)}"]`);
+  return [...buttons].some((button) => getComputedStyle(button).display !== 'none') ? (name as Page) : undefined;
+}
+
+/** After sign-in or a reload: the page the address names, else the search. */
+function openFirstPage(): void {
+  const named = pageInAddress();
+  if (named) {
+    open(named, false);
+    return;
+  }
+  history.replaceState(null, '', '#search');
+  show('search');
+}
+
+/**
+ * Opens a page of the menu. Each is an entry in the browser's history (`#audit`), so Back returns
+ * to the page before, not out of the desk, and a reload stays on the page.
+ */
+function open(view: Page, remember = true): void {
+  if (remember && location.hash !== `#${view}`) history.pushState(null, '', `#${view}`);
   const page = byId(`view-${view}`);
   for (const panel of page.querySelectorAll<HTMLElement>('[data-transient]')) {
     panel.hidden = true;
@@ -298,8 +326,14 @@ onClickOnce(byId('sign-out-everywhere'), () =>
   signOut('/api/v1/auth/sign-out-everywhere', 'You have signed out on every device.'),
 );
 for (const button of document.querySelectorAll<HTMLButtonElement>('[data-view]')) {
-  button.addEventListener('click', () => open(button.dataset.view as keyof typeof LOADERS));
+  button.addEventListener('click', () => open(button.dataset.view as Page));
 }
+window.addEventListener('popstate', () => {
+  // Signed out, the address names no page to go to.
+  if (byId('nav').hidden) return;
+  const named = pageInAddress();
+  if (named) open(named, false);
+});
 
 // Search: a POST, so the identifier is never in a URL; the answer at a glance first, then the reports.
 const searchLabel = byId<HTMLSelectElement>('search-label');
