@@ -319,3 +319,17 @@ export function waitInWords(error: unknown): string | undefined {
   if (seconds < 90) return 'a minute';
   return `about ${Math.ceil(seconds / 60)} minutes`;
 }
+
+/**
+ * Evidence files as list items of download links. The service sends each file as a download (never
+ * shown in the desk's own origin), so the link says so; signed, it works for minutes.
+ */
+export function evidenceItems(urls: readonly string[]): HTMLLIElement[] {
+  return urls.map((url, i) => {
+    const li = document.createElement('li');
+    li.append(
+      Object.assign(document.createElement('a'), { href: url, textContent: `Download evidence file ${i + 1} of ${urls.length}` }),
+    );
+    return li;
+  });
+}

@@ -10,8 +10,10 @@ import {
   characterCount,
   clearFieldErrors,
   dayText,
+  evidenceItems,
   factPairs,
   fraudTypeName,
+  identifierText,
   onClickOnce,
   onSubmitOnce,
   showFieldErrors,
@@ -100,6 +102,9 @@ function show(d: Dispute): void {
   byId('dispute-reason').textContent = d.reason;
   byId('dispute-statement').textContent = d.ownerStatement ? `The reporting member's answer: ${d.ownerStatement}` : '';
   byId('dispute-decision').textContent = d.decisionReason ? `The operators' decision: ${d.decisionReason}` : '';
+  // The operators decide on the report itself, read when they ask (each reading is audited).
+  byId('dispute-report').hidden = true;
+  byId('dispute-read-report').hidden = viewer.companyId !== null;
   // Each action only where the dispute's state and the viewer's side allow it (dispute-states.ts).
   byId('uphold-form').hidden = !(mine && d.status === 'open');
   byId('dispute-exit-form').hidden = !(mine && (d.status === 'open' || d.status === 'upheld'));
@@ -186,6 +191,18 @@ export function initDisputes(): void {
       'dispute-exit-form',
       'The report is off the list.',
     );
+  });
+  onClickOnce(byId('dispute-read-report'), async () => {
+    if (!shown) return;
+    const { data, error } = await api.GET('/api/v1/admin/reports/{id}', { params: { path: { id: shown.reportId } } });
+    if (!data) return tell(byId('dispute-message'), error?.message ?? 'Could not read the report.', 'error');
+    const r = data.data.report;
+    byId('dispute-report-reason').textContent = r.fraudReason;
+    byId('dispute-report-identifiers').replaceChildren(...r.identifiers.map((i) => text('li', identifierText(i.label, i.value))));
+    byId('dispute-report-evidence').replaceChildren(...evidenceItems(r.attachments));
+    byId('dispute-read-report').hidden = true;
+    byId('dispute-report').hidden = false;
+    byId('dispute-report').focus();
   });
   onClickOnce(byId('escalate'), async () => {
     await answered(await api.POST('/api/v1/external/disputes/{id}/escalate', current()), 'uphold-form', 'Sent to the operators.');

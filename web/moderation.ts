@@ -4,6 +4,7 @@ import {
   byId,
   clearFieldErrors,
   dayText,
+  evidenceItems,
   factPairs,
   fraudTypeName,
   identifierText,
@@ -101,22 +102,11 @@ async function openReport(id: string): Promise<void> {
     `Reason for ${takeDown ? 'taking it down' : 'rejecting'} (10 to 500 characters, never shown publicly)`;
   byId('moderation-reason').textContent = r.fraudReason;
   byId('moderation-identifiers').replaceChildren(...r.identifiers.map((i) => text('li', identifierText(i.label, i.value))));
-  // The evidence is what a decision rests on. The service sends each file as a download (never shown
-  // in the desk's own origin), so the link says so; it expires in minutes.
+  // The evidence is what a decision rests on.
   byId('moderation-evidence-heading').textContent = r.attachments.length
     ? `Evidence files (${r.attachments.length})`
     : 'No evidence files';
-  byId('moderation-evidence').replaceChildren(
-    ...r.attachments.map((url, i) => {
-      const link = Object.assign(document.createElement('a'), {
-        href: url,
-        textContent: `Download evidence file ${i + 1} of ${r.attachments.length}`,
-      });
-      const li = document.createElement('li');
-      li.append(link);
-      return li;
-    }),
-  );
+  byId('moderation-evidence').replaceChildren(...evidenceItems(r.attachments));
   byId('moderation-message').textContent = '';
   // The reason typed for another report, and its errors, are not this report's.
   byId<HTMLTextAreaElement>('reject-reason').value = '';

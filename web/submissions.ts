@@ -6,6 +6,7 @@ import {
   characterCount,
   clearFieldErrors,
   dayText,
+  evidenceItems,
   FRAUD_TYPES,
   fraudTypeName,
   identifierText,
@@ -111,18 +112,7 @@ async function openSubmission(id: string): Promise<void> {
   // A published report's evidence is read here (a draft's is edited in its form); links expire in minutes.
   const files = r.status === 'draft' ? [] : r.attachments;
   byId('submission-evidence-box').hidden = files.length === 0;
-  byId('submission-evidence').replaceChildren(
-    ...files.map((url, i) => {
-      const li = document.createElement('li');
-      li.append(
-        Object.assign(document.createElement('a'), {
-          href: url,
-          textContent: `Download evidence file ${i + 1} of ${files.length}`,
-        }),
-      );
-      return li;
-    }),
-  );
+  byId('submission-evidence').replaceChildren(...evidenceItems(files));
   // Off the list through a dispute or by the operators, only the operators may put it back: the
   // button would only be refused, so the page says so instead.
   const operatorsOnly = r.exitedBy === 'dispute' || r.exitedBy === 'operators';

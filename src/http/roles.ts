@@ -66,6 +66,7 @@ export const ROUTE_ROLES: Readonly<Record<string, readonly UserRole[]>> = {
   'POST /api/v1/external/disputes/:id/exit': ANALYST,
   'POST /api/v1/external/disputes/:id/escalate': [...ANALYST, ...MODERATOR],
   'GET /api/v1/admin/disputes': MODERATOR,
+  'GET /api/v1/admin/reports/:id': MODERATOR,
   'POST /api/v1/admin/disputes/:id/decide': MODERATOR,
   'POST /api/v1/admin/safelist': OPERATOR_ADMIN,
   'GET /api/v1/admin/safelist': OPERATOR_ADMIN,

@@ -101,6 +101,14 @@ describe.skipIf(!hasChromium)('the operators’ admin pages in the desk, in Chro
     await page.click('#disputes-list button');
     await expect.poll(() => page.isVisible('#decide-form')).toBe(true);
     expect(await page.textContent('#dispute-statement')).toContain('five of them');
+    // The report itself, read on request (audited), before deciding; no decision is chosen beforehand.
+    await page.click('#dispute-read-report');
+    await expect.poll(() => page.isVisible('#dispute-report')).toBe(true);
+    expect(await page.textContent('#dispute-report-identifiers')).toMatch(/\d{6}/);
+    expect(await page.inputValue('#decide-outcome')).toBe('');
+    await page.fill('#decide-reason', 'The bank statements show the refunds arrived; the listing cannot stand.');
+    await page.click('#decide-form button[type=submit]');
+    await expect.poll(() => page.getAttribute('#decide-outcome', 'aria-invalid')).toBe('true');
     await page.selectOption('#decide-outcome', 'remove');
     await page.fill('#decide-reason', 'x');
     await page.click('#decide-form button[type=submit]');

@@ -113,6 +113,22 @@ export const reportsRoutes: RoutesPlugin<{ reports: ReportsService; submissions:
       ok({ report: await submissions.decode(companyActorOf(request), request.params.id) }, 'Submission decoded successfully'),
   );
 
+  app.get(
+    '/api/v1/admin/reports/:id',
+    {
+      config: { auth: 'operator' },
+      schema: {
+        ...byId,
+        tags: ['disputes'],
+        summary:
+          "Read any member's report with clear identifier values, to decide a dispute about it (audited as decode, in the member's trail too)",
+        response: { 200: ReportResponse, ...errorResponses(404) },
+      },
+    },
+    async (request) =>
+      ok({ report: await submissions.decode(actorOf(request), request.params.id) }, 'Report fetched successfully'),
+  );
+
   app.patch(
     `${SUBMISSIONS}/:id`,
     {

@@ -84,10 +84,15 @@ export function createSubmissionsService(deps: {
       return reportView(row, tokens, { uploaderVisible: companyId !== undefined });
     },
 
-    async decode(actor: Actor & { companyId: string }, id: string) {
-      const { row, tokens } = await withTokens(actor.companyId, id);
+    /**
+     * One submission with clear values: its company's own (`actor.companyId`), or any for the
+     * operators deciding a dispute about it. Audited either way, in the owning company's trail too,
+     * so a member sees when the operators read its report.
+     */
+    async decode(actor: Actor, id: string) {
+      const { row, tokens } = await withTokens(actor.operatorId ? undefined : actor.companyId, id);
       const clear = identifiers.openEach(tokens, { companyId: row.company_id, recordId: row.id }, deps.onUnreadable);
-      await recordAudit(db, { ...actor, action: 'decode', reportId: row.id });
+      await recordAudit(db, { ...actor, companyId: row.company_id, action: 'decode', reportId: row.id });
       return reportView(row, clear, { uploaderVisible: true });
     },
   };
