@@ -231,7 +231,7 @@ describe("identifiers typed into a side's words", () => {
 });
 
 describe('the operators read the report they decide on', () => {
-  it('in clear, audited in the owning member\'s trail; a member cannot, and a random id is a 404', async () => {
+  it("in clear, audited in the owning member's trail; a member cannot, and a random id is a 404", async () => {
     const report = await listedReport();
     const read = await t.app.inject({ url: `/api/v1/admin/reports/${report.id}`, headers: key(operator.apiKey) });
     expect(read.statusCode, read.body).toBe(200);
@@ -243,7 +243,9 @@ describe('the operators read the report they decide on', () => {
     expect(await auditActions(owner.companyId, report.id)).toEqual(['create', 'decode']);
     const trail = await t.app.inject({ url: '/api/v1/external/audit?action=decode', headers: key(owner.apiKey) });
     expect(trail.json().data.data[0]).toMatchObject({ action: 'decode', actor: 'operators', reportId: report.id });
-    expect((await t.app.inject({ url: `/api/v1/admin/reports/${report.id}`, headers: key(disputer.apiKey) })).statusCode).toBe(403);
+    expect((await t.app.inject({ url: `/api/v1/admin/reports/${report.id}`, headers: key(disputer.apiKey) })).statusCode).toBe(
+      403,
+    );
     const missing = await t.app.inject({ url: `/api/v1/admin/reports/${crypto.randomUUID()}`, headers: key(operator.apiKey) });
     expect(missing.statusCode).toBe(404);
   });
