@@ -263,33 +263,33 @@ export function initSubmissions(): void {
   });
   onClickOnce(byId('relist'), () => act('relist', 'Back on the list.'));
   characterCount(byId<HTMLTextAreaElement>('renew-statement'), byId('renew-statement-count'), 50, 2000);
-  onSubmitOnce(byId<HTMLFormElement>('renew-form'), async (event) => {
-    event.preventDefault();
-    if (!current) return;
-    const id = current;
-    const statement = byId<HTMLTextAreaElement>('renew-statement').value;
-    const { data, error } = await api.POST('/api/v1/external/reports/submissions/{id}/renew', {
-      params: { path: { id } },
-      body: { statement },
+  // The listing's two changes with words of the owner's own: each one's text goes with it.
+  const listingChange = (
+    form: string,
+    area: string,
+    send: (id: string, text: string) => Promise<{ data?: { data: { report: { listedUntil: string | null } } }; error?: unknown }>,
+    done: (report: { listedUntil: string | null }) => string,
+  ) =>
+    onSubmitOnce(byId<HTMLFormElement>(form), async (event) => {
+      event.preventDefault();
+      if (!current) return;
+      const id = current;
+      const { data, error } = await send(id, byId<HTMLTextAreaElement>(area).value);
+      if (!data) return showFieldErrors(byId(form), error, byId('submission-message'));
+      byId<HTMLTextAreaElement>(area).value = '';
+      await after(id, done(data.data.report));
     });
-    if (!data) return showFieldErrors(byId('renew-form'), error, byId('submission-message'));
-    byId<HTMLTextAreaElement>('renew-statement').value = '';
-    await after(
-      id,
-      data.data.report.listedUntil ? `Renewed: on the list until ${dayText(data.data.report.listedUntil)}.` : 'Renewed.',
-    );
-  });
-  onSubmitOnce(byId<HTMLFormElement>('exit-form'), async (event) => {
-    event.preventDefault();
-    if (!current) return;
-    const id = current;
-    const reason = byId<HTMLTextAreaElement>('exit-reason').value;
-    const { data, error } = await api.POST('/api/v1/external/reports/submissions/{id}/exit', {
-      params: { path: { id } },
-      body: { reason },
-    });
-    if (!data) return showFieldErrors(byId('exit-form'), error, byId('submission-message'));
-    byId<HTMLTextAreaElement>('exit-reason').value = '';
-    await after(id, 'Taken off the list.');
-  });
+  listingChange(
+    'renew-form',
+    'renew-statement',
+    (id, statement) =>
+      api.POST('/api/v1/external/reports/submissions/{id}/renew', { params: { path: { id } }, body: { statement } }),
+    (report) => (report.listedUntil ? `Renewed: on the list until ${dayText(report.listedUntil)}.` : 'Renewed.'),
+  );
+  listingChange(
+    'exit-form',
+    'exit-reason',
+    (id, reason) => api.POST('/api/v1/external/reports/submissions/{id}/exit', { params: { path: { id } }, body: { reason } }),
+    () => 'Taken off the list.',
+  );
 }
