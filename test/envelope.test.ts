@@ -55,6 +55,15 @@ describe('the envelope', () => {
     const uuid = '0f8c1234-5678-4abc-9def-012345678901';
     const kept = await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': uuid } });
     expect(kept.headers['x-request-id']).toBe(uuid);
+    // Tracing ids are kept however many digits they hold; six digits alone are no identifier.
+    for (const id of [
+      '4bf92f3577b34da6a3ce929d0e0e4736',
+      '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+      'order-123456',
+    ]) {
+      const res = await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': id } });
+      expect(res.headers['x-request-id']).toBe(id);
+    }
     for (const identifier of ['08031234567', 'cust-0010246780', '080.3123.4567']) {
       const res = await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': identifier } });
       expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);

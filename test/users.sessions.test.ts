@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, PASSWORD, testClock } from './helpers/people.js';
+import { createUser, PASSWORD, signIn, testClock } from './helpers/people.js';
 import { createCompany } from './helpers/principals.js';
 import { buildTestApp, type TestApp } from './helpers/test-app.js';
 
@@ -27,6 +27,22 @@ describe('a password change in a session', () => {
     expect(codes).toEqual([401, 401, 401, 401, 401, 429]);
     // The right password is refused too until the wait is over, as sign-in would be.
     expect((await change(PASSWORD)).statusCode).toBe(429);
+  });
+});
+
+describe('a password change and sign-in failures', () => {
+  it('are counted apart: failed sign-ins against the address never keep its owner from changing the password', async () => {
+    const { companyId } = await createCompany(t);
+    const user = await createUser(t, clock, { companyId }, 'viewer');
+    for (let i = 0; i < 5; i++) await signIn(t, user.email, `not the password ${i}`, undefined, '198.51.100.77');
+    expect((await signIn(t, user.email, PASSWORD, undefined, '198.51.100.77')).statusCode).toBe(429);
+    const changed = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/password',
+      headers: user.headers,
+      payload: { currentPassword: PASSWORD, newPassword: 'an even longer new passphrase' },
+    });
+    expect(changed.statusCode).toBe(200);
   });
 });
 

@@ -6,7 +6,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * account number — or an e-mail address. A UUID is not: it is what logs are read by, and its hex
  * groups can put six digits side by side.
  */
-export function mayBeIdentifier(text: string): boolean {
+export function mayBeIdentifier(text: string, minDigits = 6): boolean {
   if (UUID.test(text)) return false;
   let decoded = text;
   try {
@@ -14,5 +14,5 @@ export function mayBeIdentifier(text: string): boolean {
   } catch {
     // Broken percent-encoding: judged as it came.
   }
-  return /@/.test(decoded) || /\d{6}/.test(decoded.replace(/[\s.\-()+_:]/g, ''));
+  return /@/.test(decoded) || new RegExp(`\\d{${minDigits}}`).test(decoded.replace(/[\s.\-()+_:]/g, ''));
 }

@@ -25,7 +25,7 @@ export function createBankLinksService({ db }: { db: Kysely<Database> }) {
           .selectFrom('banks')
           .select(['id', 'name', 'slug'])
           .where('slug', '=', bankSlug.trim().toLowerCase())
-          .forUpdate()
+          .forNoKeyUpdate()
           .executeTakeFirst();
         if (!found) throw AppError.validation([{ field: 'bankSlug', message: 'is not a slug from the bank list' }]);
         const holder = await trx

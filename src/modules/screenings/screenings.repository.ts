@@ -23,7 +23,7 @@ export interface JobActor {
 export async function insertJob(db: Kysely<Database>, actor: JobActor): Promise<JobRow | undefined> {
   return db.transaction().execute(async (trx) => {
     // Two uploads at once: the second waits here, then sees the first's job.
-    await trx.selectFrom('companies').select('id').where('id', '=', actor.companyId).forUpdate().execute();
+    await trx.selectFrom('companies').select('id').where('id', '=', actor.companyId).forNoKeyUpdate().execute();
     if (await hasUnfinishedJob(trx, actor.companyId)) return undefined;
     const job = await trx
       .insertInto('screening_jobs')

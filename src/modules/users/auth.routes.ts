@@ -149,7 +149,7 @@ export const authRoutes: RoutesPlugin<{ sessions: SessionsService; users: UsersS
       },
     },
     async (request, reply) => {
-      await sessions.changePassword(sessionUserOf(request).userId, request.body, request.ip);
+      await sessions.changePassword(sessionUserOf(request).userId, request.body);
       endSession(reply);
       return ok({}, 'Password changed; sign in again');
     },

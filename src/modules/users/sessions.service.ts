@@ -254,22 +254,18 @@ export function createSessionsService(deps: {
     },
 
     /**
-     * A new password ends every session of the user, this one included. A wrong current password
-     * counts as a failed sign-in of the address (same limits): a session left open, or stolen, must
-     * not be a way to guess the password without limit.
+     * A new password ends every session of the user, this one included. Wrong current passwords are
+     * counted for the user (five in the sign-in window, then 429): a session left open, or stolen,
+     * must not be a way to guess the password without limit.
      */
-    async changePassword(
-      userId: string,
-      input: { currentPassword: string; newPassword: string },
-      address: string,
-    ): Promise<void> {
+    async changePassword(userId: string, input: { currentPassword: string; newPassword: string }): Promise<void> {
       const user = await requireActiveUser(userId);
-      const retryAfter = await throttle.retryAfter(user.email, address);
+      const retryAfter = await throttle.userRetryAfter(user.id);
       if (retryAfter !== undefined) {
         throw new AppError('RATE_LIMITED', `Too many wrong passwords; retry in ${retryAfter} s`, { retryAfter });
       }
       if (!user.password_hash || !(await verifyPassword(user.password_hash, input.currentPassword))) {
-        await throttle.recordFailure(user.email, address);
+        await throttle.recordUserFailure(user.id);
         throw new AppError('INVALID_CREDENTIALS', 'The current password is wrong');
       }
       const weak = checkPasswordPolicy(input.newPassword, 'newPassword');

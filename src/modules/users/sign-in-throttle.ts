@@ -91,6 +91,18 @@ export function createSignInThrottle(
         counter.increment(addressKey(address), limits.windowMs),
       ]);
     },
+    /**
+     * A signed-in user's wrong current passwords, counted for that user alone (per-account limit):
+     * apart from sign-in's counters, so failed sign-ins against the address (anyone can send them)
+     * never keep its owner from changing the password.
+     */
+    async userRetryAfter(userId: string): Promise<number | undefined> {
+      const own = await counter.get(`u:${userId}`);
+      return own.count >= limits.perAccount ? Math.max(1, Math.ceil(own.ttlMs / 1000)) : undefined;
+    },
+    async recordUserFailure(userId: string): Promise<void> {
+      await counter.increment(`u:${userId}`, limits.windowMs);
+    },
   };
 }
 

@@ -174,20 +174,21 @@ export async function advanceTotpStep(db: Db, userId: string, step: number): Pro
  * The ids of a member's active admins, read under the member's own row lock (its company or its
  * operators' row): two changes to its admins at once take turns, and the second sees the first's.
  * The member's row, not the admins' rows, so the lock order is the same whichever admin each change
- * already holds.
+ * already holds. NO KEY UPDATE: the lock never holds up the member's reports, keys or users being
+ * written meanwhile (their foreign keys take KEY SHARE, which it does not block).
  */
 export async function activeAdminsLocked(
   db: Kysely<Database>,
   owner: { companyId: string | null; operatorId: string | null },
 ): Promise<string[]> {
   if (owner.companyId !== null) {
-    await db.selectFrom('companies').select('id').where('id', '=', owner.companyId).forUpdate().execute();
+    await db.selectFrom('companies').select('id').where('id', '=', owner.companyId).forNoKeyUpdate().execute();
   } else {
     await db
       .selectFrom('operators')
       .select('id')
       .where('id', '=', owner.operatorId as string)
-      .forUpdate()
+      .forNoKeyUpdate()
       .execute();
   }
   const rows = await db

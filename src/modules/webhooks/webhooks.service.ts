@@ -108,7 +108,7 @@ export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Cryp
       const secret = newWebhookSecret();
       const row = await db.transaction().execute(async (trx) => {
         // Counted under the company's row lock: two creates at once cannot both see room for one more.
-        await trx.selectFrom('companies').select('id').where('id', '=', companyId).forUpdate().execute();
+        await trx.selectFrom('companies').select('id').where('id', '=', companyId).forNoKeyUpdate().execute();
         const count = await trx
           .selectFrom('webhook_endpoints')
           .select(sql<number>`count(*)::int`.as('n'))
