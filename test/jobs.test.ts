@@ -83,8 +83,22 @@ describe('listing expiry and renewal', () => {
 
     clock.advanceDays(2190);
     await t.app.jobs.runNow('listings.expire');
-    expect(await submission(kept.id)).toMatchObject({ listingStatus: 'exited', exitListReason: 'Expired' });
-    expect((await renew(kept.id)).statusCode).toBe(409);
+    expect(await submission(kept.id)).toMatchObject({ listingStatus: 'exited', exitListReason: 'Expired', exitedBy: 'expiry' });
+    // Expired, it comes back by renewal (a statement, a new period), never by a bare relist, which
+    // would have left it due to expire again at the job's next run.
+    const relisted = await t.app.inject({
+      method: 'POST',
+      url: `${SUBMISSIONS}/${kept.id}/relist`,
+      headers: key(company.apiKey),
+    });
+    expect(relisted.statusCode).toBe(409);
+    expect(relisted.json().message).toContain('renew the report with a statement');
+    const back = await renew(kept.id);
+    expect(back.statusCode, back.body).toBe(200);
+    expect(back.json().data.report).toMatchObject({ listingStatus: 'listed', exitedBy: null, exitListReason: null });
+    expect(Date.parse(back.json().data.report.listedUntil)).toBeGreaterThan(clock.now().getTime() + 2189 * 86_400_000);
+    await t.app.jobs.runNow('listings.expire');
+    expect((await submission(kept.id)).listingStatus).toBe('listed');
     clock.reset();
 
     // From the desk: an analyst's session renews (the audit row names the user, not a key).
@@ -113,7 +127,7 @@ describe('listing expiry and renewal', () => {
       .where('report_id', '=', kept.id)
       .orderBy('id')
       .execute();
-    expect(trail.map((r) => r.action)).toEqual(['create', 'renew', 'expire', 'submission.exited']);
+    expect(trail.map((r) => r.action)).toEqual(['create', 'renew', 'expire', 'submission.exited', 'renew']);
   });
 });
 
@@ -195,6 +209,8 @@ describe('review-request retention', () => {
       ).json().data.id as string;
     const closed = await ask();
     const waiting = await ask();
+    const read = await t.app.inject({ url: `/api/v1/admin/review-requests/${closed}`, headers: key(operator.apiKey) });
+    expect(read.statusCode).toBe(200);
     const close = await t.app.inject({
       method: 'POST',
       url: `/api/v1/admin/review-requests/${closed}/close`,
@@ -213,8 +229,13 @@ describe('review-request retention', () => {
     expect(await exists(closed)).toBe(false);
     expect(await exists(waiting)).toBe(true);
     // The operators' audited read and closing stay in the trail, naming only the request's id.
-    const trail = await t.database.db.selectFrom('audit_events').select('action').where('subject_id', '=', closed).execute();
-    expect(trail.map((r) => r.action)).toEqual(['review_close']);
+    const trail = await t.database.db
+      .selectFrom('audit_events')
+      .select('action')
+      .where('subject_id', '=', closed)
+      .orderBy('id')
+      .execute();
+    expect(trail.map((r) => r.action)).toEqual(['review_read', 'review_close']);
     clock.reset();
   });
 });
@@ -233,16 +254,17 @@ describe('a run longer than its lease', () => {
       run: async () => {
         running++;
         most = Math.max(most, running);
-        await new Promise((resolve) => setTimeout(resolve, 1200));
+        await new Promise((resolve) => setTimeout(resolve, 4000));
         running--;
         return 1;
       },
     };
     const quiet = { info: () => {}, warn: () => {}, error: () => {} };
-    const instance = () => createScheduler({ db: t.database.db, clock: systemClock, jobs: [slow], log: quiet, leaseMs: 300 });
+    // A lease of 1.5 s renewed every 0.5 s, for a run of 4 s: the second instance tries at 2.5 s.
+    const instance = () => createScheduler({ db: t.database.db, clock: systemClock, jobs: [slow], log: quiet, leaseMs: 1500 });
     const [first, second] = [instance(), instance()];
     const firstRun = first.runNow(name);
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(await second.runNow(name)).toEqual({ name, ran: false });
     expect(await firstRun).toMatchObject({ name, ran: true, items: 1 });
     expect(most).toBe(1);

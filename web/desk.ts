@@ -181,13 +181,16 @@ onSubmitOnce(byId<HTMLFormElement>('sign-in-form'), async (event) => {
     return;
   }
   if (code === 'RATE_LIMITED') {
-    byId('sign-in-message').textContent =
-      `Too many sign-ins failed for this address. To protect the account, please wait ${waitInWords(error) ?? 'a while'} and try again.`;
+    tell(
+      byId('sign-in-message'),
+      `Too many sign-ins failed for this address. To protect the account, please wait ${waitInWords(error) ?? 'a while'} and try again.`,
+      'error',
+    );
     return;
   }
   if (code === 'TOTP_REQUIRED') {
     byId('totp-box').hidden = false;
-    byId('sign-in-message').textContent = 'Enter the code from your authenticator app.';
+    tell(byId('sign-in-message'), 'Enter the code from your authenticator app.');
     byId('totp').focus();
     return;
   }

@@ -108,7 +108,8 @@ function show(d: Dispute): void {
   // Each action only where the dispute's state and the viewer's side allow it (dispute-states.ts).
   byId('uphold-form').hidden = !(mine && d.status === 'open');
   byId('dispute-exit-form').hidden = !(mine && (d.status === 'open' || d.status === 'upheld'));
-  byId('escalate').hidden = !(viewer.companyId && d.status === 'upheld');
+  // A side asks the operators to decide an upheld dispute; so do the operators of one they raised.
+  byId('escalate').hidden = !(d.status === 'upheld' && (viewer.companyId !== null || d.raisedByOperator));
   byId('decide-form').hidden = !(!viewer.companyId && d.status === 'escalated');
   for (const form of ['uphold-form', 'dispute-exit-form', 'decide-form']) clearFieldErrors(byId(form));
   tell(byId('dispute-message'), '');

@@ -105,9 +105,12 @@ export class EvidenceList {
     // (Not for a file too large: its message already gives the limit, to the byte's decimal.)
     const aboutTheFile = ['VALIDATION_FAILED', 'UNSUPPORTED_MEDIA_TYPE'].includes(code ?? '');
     const wait = code === 'RATE_LIMITED' ? waitInWords(error) : undefined;
-    const message = wait
-      ? `we have received several files from your connection in the last hour, which is our limit to stop abuse; please try again in ${wait}`
-      : (error?.message ?? 'the upload failed').replace(/\.$/, '');
+    // The public form's limit is per connection and hour; the desk's, per person and minute.
+    const limit =
+      this.path === '/api/v1/public/uploads'
+        ? 'we have received several files from your connection in the last hour, which is our limit to stop abuse'
+        : 'too many files were sent in the last minute';
+    const message = wait ? `${limit}; please try again in ${wait}` : (error?.message ?? 'the upload failed').replace(/\.$/, '');
     const rule = aboutTheFile && !/PDF/.test(message) ? ' Only PDF, PNG, JPEG or WebP files up to 5 MB can be used.' : '';
     label.textContent = `${file.name}: not added — ${message}.${rule} `;
     this.dismissable(item, file.name);

@@ -122,12 +122,22 @@ async function openSubmission(id: string): Promise<void> {
       : '';
   byId('exit-form').hidden = r.status !== 'published' || r.listingStatus !== 'listed';
   // A listing ends after its period (six years by default) unless renewed in its last 90 days.
-  const renewable = r.renewableFrom !== null && Date.parse(r.renewableFrom) <= Date.now();
+  // Once the period has ended, renewing (with a statement) is how it comes back, for a new period.
+  const expired = r.exitedBy === 'expiry';
+  const renewable = expired || (r.renewableFrom !== null && Date.parse(r.renewableFrom) <= Date.now());
   byId('submission-period').textContent = r.listedUntil
     ? `On the list until ${dayText(r.listedUntil)}${renewable ? '; renew it below to keep it there.' : `; it can be renewed from ${dayText(r.renewableFrom ?? r.listedUntil)}.`}`
-    : '';
+    : expired
+      ? 'Its listing period ended; renew it below to put it back on the list for a new period.'
+      : '';
   byId('renew-form').hidden = !renewable;
-  byId('relist').hidden = r.listingStatus !== 'exited' || operatorsOnly;
+  // What was typed for another report, and its errors, are not this one's.
+  for (const form of ['renew-form', 'exit-form']) {
+    byId<HTMLFormElement>(form).reset();
+    clearFieldErrors(byId(form));
+  }
+  byId('renew-statement').dispatchEvent(new Event('input'));
+  byId('relist').hidden = r.listingStatus !== 'exited' || operatorsOnly || expired;
   byId('reveal').hidden = false;
   byId('submission-message').textContent = '';
   byId('submission').hidden = false;
@@ -277,6 +287,7 @@ export function initSubmissions(): void {
       const { data, error } = await send(id, byId<HTMLTextAreaElement>(area).value);
       if (!data) return showFieldErrors(byId(form), error, byId('submission-message'));
       byId<HTMLTextAreaElement>(area).value = '';
+      byId(area).dispatchEvent(new Event('input'));
       await after(id, done(data.data.report));
     });
   listingChange(

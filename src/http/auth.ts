@@ -191,8 +191,9 @@ export interface RequestActor {
 
 /**
  * Who acts on a request, as the services record it in the audit trail: the key, or the signed-in
- * user (then `keyId` is null), and the company or the operators they act for. The one place that
- * builds it: a hand-built copy that forgot `userId` made every renewal from the desk a 500.
+ * user (then `keyId` is null), and the company or the operators they act for. Built here for the
+ * report, dispute and renewal routes: a hand-built copy that forgot `userId` made every renewal from
+ * the desk a 500. (Some routes still build their own narrower actor; they are candidates to move.)
  */
 export function actorOf(request: FastifyRequest): RequestActor {
   const principal = principalOf(request);

@@ -38,6 +38,8 @@ export interface JobStatus {
 
 /** How long a claimed run holds its job: a process that dies mid-run frees it after this. */
 const DEFAULT_LEASE_MS = 15 * 60 * 1000;
+/** Leases a run may hold in all (16 of 15 minutes: 4 hours) before it is taken for hung. */
+const MAX_RUN_LEASES = 16;
 
 /**
  * The one scheduler: every instance runs it, and a row per job in `job_runs` makes each run
@@ -86,10 +88,22 @@ export function createScheduler(deps: {
     // A run longer than its lease (a first retention pass over years of rows) keeps its claim while
     // it works: otherwise another instance would start the same job beside it, and this run's
     // outcome would be lost when it finished. Only a dead process lets the lease lapse.
+    // A run still going after MAX_RUN_LEASES leases is taken for hung (a promise that never settles):
+    // its lease is left to lapse, so the job is not blocked on every instance until a restart.
+    let renewals = 0;
     const renewal = setInterval(() => {
-      renewRun(db, { name: job.name, instance, until: new Date(clock.now().getTime() + LEASE_MS) }).catch((err: unknown) =>
-        log.warn({ err, job: job.name }, 'could not renew the lease of a background job'),
-      );
+      if (++renewals > MAX_RUN_LEASES * 3) {
+        clearInterval(renewal);
+        log.warn({ job: job.name }, 'a background job has run for hours; its lease is left to lapse');
+        return;
+      }
+      renewRun(db, { name: job.name, instance, until: new Date(clock.now().getTime() + LEASE_MS) })
+        .then((held) => {
+          if (held) return;
+          clearInterval(renewal);
+          log.warn({ job: job.name }, 'a background job lost its lease while running; another instance may run it');
+        })
+        .catch((err: unknown) => log.warn({ err, job: job.name }, 'could not renew the lease of a background job'));
     }, LEASE_MS / 3);
     renewal.unref();
     let outcome: JobOutcome;

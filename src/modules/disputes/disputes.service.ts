@@ -296,7 +296,9 @@ export function createDisputesService(deps: {
         async (trx, row, now) => {
           const text = trimmedText('reason', reason, DISPUTE_LIMITS.decisionReasonMin);
           await repo.updateDispute(trx, row.id, { decided_at: now, decision_reason: text });
-          if (outcome === 'remove') await exitReport(trx, actor, row, text, true);
+          // The decision becomes the report's exit reason, which its member reads: masked like the
+          // decision itself is for them (decision 0125).
+          if (outcome === 'remove') await exitReport(trx, actor, row, maskFraudReason(text), true);
         },
       ),
 

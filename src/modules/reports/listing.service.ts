@@ -6,7 +6,7 @@ import { jobRequestId, SYSTEM_KEY_ID } from '../../jobs/system-actor.js';
 import { recordAudit } from '../audit/audit.repository.js';
 import { isUuid } from '../ids.js';
 import { trimmedText } from '../trimmed-text.js';
-import { exitedWatchersCtes } from '../webhooks/outbox.js';
+import { exitedWatchersCtes, raiseListingChange, raiseReportVisible } from '../webhooks/outbox.js';
 import * as repo from './reports.repository.js';
 import type { Actor } from './reports.service.js';
 
@@ -14,6 +14,18 @@ export const EXPIRED_REASON = 'Expired';
 /** A listing can be renewed in its last this many days. */
 export const RENEWAL_WINDOW_DAYS = 90;
 const EXPIRY_BATCH = 500;
+
+/** A report off the list because its listing period ended (not by its owner, a dispute or the operators). */
+export function leftByExpiry(
+  report: Pick<repo.ReportRow, 'listing_status' | 'exit_list_reason' | 'exited_by_dispute_id' | 'exited_by_operator_id'>,
+): boolean {
+  return (
+    report.listing_status === 'exited' &&
+    report.exit_list_reason === EXPIRED_REASON &&
+    !report.exited_by_dispute_id &&
+    !report.exited_by_operator_id
+  );
+}
 
 /**
  * When a listed report's period ends, and from when it may be renewed (its last 90 days); undefined
@@ -43,20 +55,34 @@ export function createListingService(deps: { db: Kysely<Database>; clock: Clock;
       return db.transaction().execute(async (trx) => {
         const report = isUuid(id) ? await repo.findReport(trx, id.toLowerCase(), actor.companyId, true) : undefined;
         if (!report) throw AppError.notFound('Report not found');
-        const period = report ? listingPeriod(report, listingDays) : undefined;
-        if (!report || !period) throw new AppError('INVALID_STATE', 'Only a listed report can be renewed');
         const now = clock.now();
-        if (now < period.renewableFrom)
+        // A listing whose period ended comes back by renewal, with a statement and a new period, as
+        // one renewed in time would have: a relist alone would leave it due to expire at once.
+        const expired = report.status === 'published' && leftByExpiry(report);
+        const period = listingPeriod(report, listingDays);
+        if (!expired && !period)
+          throw new AppError('INVALID_STATE', 'Only a listed report, or one whose listing period ended, can be renewed');
+        if (period && now < period.renewableFrom)
           throw new AppError(
             'INVALID_STATE',
             `The listing runs until ${period.endsAt.toISOString()}; it can be renewed from ${period.renewableFrom.toISOString()}`,
           );
         await trx
           .updateTable('reports')
-          .set({ renewed_at: now, renewal_statement: text, updated_at: sql`now()` })
+          .set({
+            renewed_at: now,
+            renewal_statement: text,
+            updated_at: sql`now()`,
+            ...(expired ? { listing_status: 'listed' as const, exited_list_at: null, exit_list_reason: null } : {}),
+          })
           .where('id', '=', report.id)
           .execute();
         await recordAudit(trx, { ...actor, action: 'renew', reportId: report.id });
+        // Back on the list: its watchers hear it as they hear a relist.
+        if (expired) {
+          await raiseListingChange(trx, report.id, 'submission.relisted');
+          await raiseReportVisible(trx, report.id);
+        }
         return report.id;
       });
     },

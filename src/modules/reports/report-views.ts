@@ -1,3 +1,4 @@
+import { leftByExpiry } from './listing.service.js';
 import type { IdentifierRow, ReportRow } from './reports.repository.js';
 
 export interface IdentifierView {
@@ -30,7 +31,9 @@ export function reportView(
           ? ('dispute' as const)
           : row.exited_by_operator_id
             ? ('operators' as const)
-            : ('member' as const),
+            : leftByExpiry(row)
+              ? ('expiry' as const)
+              : ('member' as const),
     fraudType: row.fraud_type,
     fraudReason: options.fraudReason,
     showUploaderInfo: row.show_uploader_info,

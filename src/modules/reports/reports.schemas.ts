@@ -124,9 +124,9 @@ export const ReportOut = Type.Object({
 
 /** What only the owner reads of its own submission: how it left the list and its listing period. */
 const submissionFields = {
-  exitedBy: Type.Union([StringEnum(['member', 'dispute', 'operators'] as const), Type.Null()], {
+  exitedBy: Type.Union([StringEnum(['member', 'expiry', 'dispute', 'operators'] as const), Type.Null()], {
     description:
-      'Who took the report off the list: the member itself (or the listing period ending: it may relist), a dispute or the operators (only the operators may relist); null while listed',
+      'What took the report off the list: the member itself (it may relist), the listing period ending (it may renew, with a statement, for a new period), a dispute or the operators (only the operators may relist); null while listed',
   }),
   listedUntil: Type.Union([DateTime(), Type.Null()], {
     description:

@@ -19,6 +19,7 @@ import {
   type ResponseSealer,
   startIdempotent,
 } from './idempotency.js';
+import { leftByExpiry } from './listing.service.js';
 import { maskFraudReason } from './reason-masking.js';
 import { precheckReport } from './report-precheck.js';
 import { type FraudType, REPORT_LIMITS, type ReportStatus } from './report-values.js';
@@ -239,6 +240,12 @@ export function createReportsService(deps: {
             throw new AppError(
               'INVALID_STATE',
               `This report was taken off the list ${by}, so only the operators can put it back; ask them with the evidence`,
+            );
+          }
+          if (leftByExpiry(report)) {
+            throw new AppError(
+              'INVALID_STATE',
+              'This listing period ended; renew the report with a statement (POST .../renew) to put it back for a new period',
             );
           }
         }

@@ -15,11 +15,11 @@ export interface JobActor {
 }
 
 /**
- * A new job, and the audit row that says a screening started (`screening_start`, naming the job):
- * with the row per customer left out of the trail's view, this one still shows that one ran. It
- * names the actor and request id as the rows per customer do.
+ * A new job, unless the company has one queued or running (then undefined: checked under the
+ * company's row lock), and the audit row that says a screening started (`screening_start`, naming
+ * the job): with the row per customer left out of the trail's view, this one still shows that one
+ * ran. It names the actor and request id as the rows per customer do.
  */
-/** A new job, unless the company has one queued or running (then undefined): checked under the company's row lock. */
 export async function insertJob(db: Kysely<Database>, actor: JobActor): Promise<JobRow | undefined> {
   return db.transaction().execute(async (trx) => {
     // Two uploads at once: the second waits here, then sees the first's job.

@@ -80,8 +80,10 @@ export async function deleteUserSessions(db: Db, userId: string): Promise<void> 
   await db.deleteFrom('user_sessions').where('user_id', '=', userId).execute();
 }
 
-/** Sessions past their end; the table would otherwise keep every abandoned one. */
-/** Sessions past their absolute or idle end (they no longer open anything); how many went. */
+/**
+ * Sessions past their absolute or idle end (they no longer open anything; the table would otherwise
+ * keep every abandoned one); how many went.
+ */
 export async function deleteExpiredSessions(db: Db, now: Date, idleMs: number): Promise<number> {
   const gone = await db
     .deleteFrom('user_sessions')

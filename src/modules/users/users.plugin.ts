@@ -11,7 +11,7 @@ import { createSignInThrottle } from './sign-in-throttle.js';
 import { usersRoutes } from './users.routes.js';
 import type { UsersService } from './users.service.js';
 
-/** How often sessions past their end are deleted (an ended session is refused anyway; this keeps the table small). */
+/** The window failed sign-ins are counted in. */
 const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
 
 export interface People {

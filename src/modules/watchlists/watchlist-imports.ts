@@ -34,15 +34,15 @@ const toView = (row: Selectable<WatchlistImportsTable>): ImportView => ({
   updatedAt: new Date(row.updated_at).toISOString(),
 });
 
+/** How long a reader holds an import without committing a batch before another upload may take it over. */
+const LEASE_SECONDS = 300;
+
 /**
  * CSV imports of up to 1,000,000 rows (`label,value,ref`, a header first): the file is streamed
  * through csv-parse in batches of 1,000, each committed with the import's progress, so memory stays
  * bounded and an interrupted upload is resumed by sending the file again (the lines already read
  * are skipped). A bad row is an error line in the report, never the end of the file.
  */
-/** How long a reader holds an import without committing a batch before another upload may take it over. */
-const LEASE_SECONDS = 300;
-
 export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists: WatchlistsService }) {
   const { db, watchlists } = deps;
 
