@@ -36,6 +36,10 @@ const toView = (row: Selectable<WatchlistImportsTable>): ImportView => ({
 
 /** How long a reader holds an import without committing a batch before another upload may take it over. */
 const LEASE_SECONDS = 300;
+/** A reader whose lease lapsed (it stalled for minutes) and another upload took the import over. */
+const takenOver = () => new AppError('INVALID_STATE', 'This upload stalled and another took the import over; its lines are kept');
+/** While a resumed file's lines already read are skipped, the lease is renewed every this many. */
+const SKIP_RENEW_LINES = 10_000;
 
 /**
  * CSV imports of up to 1,000,000 rows (`label,value,ref`, a header first): the file is streamed
@@ -57,6 +61,19 @@ export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists:
       : undefined;
     if (!row) throw AppError.notFound('Import not found');
     return row;
+  }
+
+  /** Holds the import longer while its lines already read are skipped; refused once another took it over. */
+  async function renewLease(id: string, receiver: string): Promise<void> {
+    const held = await db
+      .updateTable('watchlist_imports')
+      .set({ receiving_until: sql`now() + ${sql.lit(`${LEASE_SECONDS} seconds`)}::interval` })
+      .where('id', '=', id)
+      .where('receiving_by', '=', receiver)
+      .executeTakeFirst();
+    if (held.numUpdatedRows === 0n) {
+      throw takenOver();
+    }
   }
 
   /** The import, now this request's to read a file into; undefined while another request's lease runs. */
@@ -208,7 +225,7 @@ export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists:
             .executeTakeFirst()
             .then((result) => {
               if (result.numUpdatedRows === 0n) {
-                throw new AppError('INVALID_STATE', 'This upload stalled and another took the import over; its lines are kept');
+                throw takenOver();
               }
             });
         });
@@ -236,8 +253,12 @@ export function createWatchlistImports(deps: { db: Kysely<Database>; watchlists:
         let held: Row | undefined;
         for await (const { record, info } of parser as AsyncIterable<{ record: Row['record']; info: { lines: number } }>) {
           if (!header) throw refuseFile(HEADER_RULE);
-          // A resumed file continues after the lines already read.
-          if (info.lines <= processed) continue;
+          // A resumed file continues after the lines already read. Skipping them commits nothing, so
+          // the lease is renewed on the way: a long skip is no stall.
+          if (info.lines <= processed) {
+            if (info.lines % SKIP_RENEW_LINES === 0) await renewLease(start.id, receiver);
+            continue;
+          }
           if (held) {
             take(held);
             if (batch.length + skipped.length >= BATCH) await flush(held.line);
