@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../src/modules/users/totp.js';
 import {
   accept,
+  changePassword,
   createUser,
   enrolTotp,
   invite,
@@ -311,12 +312,7 @@ describe('sessions', () => {
     const { companyId } = await createCompany(t);
     const user = await createUser(t, clock, { companyId }, 'viewer');
     const other = sessionCookie(await signIn(t, user.email));
-    const changed = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/auth/password',
-      headers: user.headers,
-      payload: { currentPassword: PASSWORD, newPassword: 'an even longer new passphrase' },
-    });
+    const changed = await changePassword(t, user.headers, PASSWORD, 'an even longer new passphrase');
     expect(changed.statusCode).toBe(200);
     expect((await me(user.cookie)).statusCode).toBe(401);
     expect((await me(other)).statusCode).toBe(401);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, PASSWORD, signIn, testClock } from './helpers/people.js';
+import { changePassword, createUser, PASSWORD, signIn, testClock } from './helpers/people.js';
 import { createCompany } from './helpers/principals.js';
 import { buildTestApp, type TestApp } from './helpers/test-app.js';
 
@@ -15,13 +15,7 @@ describe('a password change in a session', () => {
   it('counts a wrong current password as a failed sign-in: a session is no way to guess without limit', async () => {
     const { companyId } = await createCompany(t);
     const user = await createUser(t, clock, { companyId }, 'viewer');
-    const change = (currentPassword: string) =>
-      t.app.inject({
-        method: 'POST',
-        url: '/api/v1/auth/password',
-        headers: user.headers,
-        payload: { currentPassword, newPassword: 'an even longer new passphrase' },
-      });
+    const change = (currentPassword: string) => changePassword(t, user.headers, currentPassword, 'an even longer new passphrase');
     const codes = [];
     for (let i = 0; i < 6; i++) codes.push((await change(`wrong guess number ${i} here`)).statusCode);
     expect(codes).toEqual([401, 401, 401, 401, 401, 429]);
@@ -36,12 +30,7 @@ describe('a password change and sign-in failures', () => {
     const user = await createUser(t, clock, { companyId }, 'viewer');
     for (let i = 0; i < 5; i++) await signIn(t, user.email, `not the password ${i}`, undefined, '198.51.100.77');
     expect((await signIn(t, user.email, PASSWORD, undefined, '198.51.100.77')).statusCode).toBe(429);
-    const changed = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/auth/password',
-      headers: user.headers,
-      payload: { currentPassword: PASSWORD, newPassword: 'an even longer new passphrase' },
-    });
+    const changed = await changePassword(t, user.headers, PASSWORD, 'an even longer new passphrase');
     expect(changed.statusCode).toBe(200);
   });
 });

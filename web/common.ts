@@ -333,3 +333,21 @@ export function evidenceItems(urls: readonly string[]): HTMLLIElement[] {
     return li;
   });
 }
+
+/**
+ * A list's "Previous page" and "Next page": `turn` sets the page and loads it; the reader then goes
+ * on from the count above the list (readFrom), whichever button was pressed.
+ */
+export function pageButtons(
+  previous: HTMLElement,
+  next: HTMLElement,
+  count: HTMLElement,
+  state: { page: () => number; turn: (page: number) => Promise<void> },
+): void {
+  const turnTo = async (page: number) => {
+    await state.turn(page);
+    readFrom(count);
+  };
+  previous.addEventListener('click', () => void turnTo(Math.max(1, state.page() - 1)));
+  next.addEventListener('click', () => void turnTo(state.page() + 1));
+}

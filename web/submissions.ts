@@ -14,6 +14,7 @@ import {
   onClickOnce,
   onSubmitOnce,
   option,
+  pageButtons,
   REPORT_FORM_IN_WORDS,
   readFrom,
   showFieldErrors,
@@ -235,13 +236,13 @@ export function initSubmissions(): void {
     page = 1;
     void loadSubmissions();
   });
-  const turnTo = async (to: number) => {
-    page = to;
-    await loadSubmissions();
-    readFrom(byId('submissions-count'));
-  };
-  byId('page-previous').addEventListener('click', () => void turnTo(Math.max(1, page - 1)));
-  byId('page-next').addEventListener('click', () => void turnTo(page + 1));
+  pageButtons(byId('page-previous'), byId('page-next'), byId('submissions-count'), {
+    page: () => page,
+    turn: (to) => {
+      page = to;
+      return loadSubmissions();
+    },
+  });
   onClickOnce(byId('reveal'), reveal);
   // Changing a draft's identifiers starts from their clear values, so it reveals them (audited) first.
   onClickOnce(byId('draft-edit-identifiers'), async () => {

@@ -9,7 +9,7 @@ import {
   onClickOnce,
   onSubmitOnce,
   option,
-  readFrom,
+  pageButtons,
   showAgain,
   showFieldErrors,
 } from './common.js';
@@ -266,12 +266,11 @@ export function initTeam(): void {
     auditPage = 1;
     void loadAudit();
   });
-  // A page turned is read from its top: the count above the table says where the reader is.
-  const turnTo = async (page: number) => {
-    auditPage = page;
-    await loadAudit();
-    readFrom(byId('audit-count'));
-  };
-  byId('audit-previous').addEventListener('click', () => void turnTo(Math.max(1, auditPage - 1)));
-  byId('audit-next').addEventListener('click', () => void turnTo(auditPage + 1));
+  pageButtons(byId('audit-previous'), byId('audit-next'), byId('audit-count'), {
+    page: () => auditPage,
+    turn: (page) => {
+      auditPage = page;
+      return loadAudit();
+    },
+  });
 }

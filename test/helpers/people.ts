@@ -58,6 +58,11 @@ export function signIn(t: TestApp, email: string, password = PASSWORD, totp?: st
   });
 }
 
+/** Changes a signed-in user's password (`headers`: the session's). */
+export function changePassword(t: TestApp, headers: Record<string, string>, currentPassword: string, newPassword: string) {
+  return t.app.inject({ method: 'POST', url: '/api/v1/auth/password', headers, payload: { currentPassword, newPassword } });
+}
+
 /** Enrols TOTP in a session; the clock then moves past the code's step so the next code is fresh. */
 export async function enrolTotp(t: TestApp, cookie: string, clock: TestClock) {
   const started = await t.app.inject({ method: 'POST', url: '/api/v1/auth/totp', headers: sessionHeaders(t, cookie) });
