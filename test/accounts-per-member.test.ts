@@ -139,6 +139,37 @@ describe('an address with accounts at several members', () => {
     expect((await signIn(t, email, PASSWORD, totpCode(secret, clock.now()))).statusCode).toBe(429);
   });
 
+  it('names, without a code, only the members the password alone opens; one of them is then chosen', async () => {
+    const a = await createCompany(t);
+    const b = await createCompany(t, { businessName: `Open Bank ${process.pid}` });
+    const email = uniqueEmail('guarded-or-open');
+    await accountAt({ companyId: a.companyId }, email);
+    const atB = await accountAt({ companyId: b.companyId }, email);
+    const first = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/sign-in',
+      payload: { email, password: PASSWORD, memberId: a.companyId },
+      remoteAddress: '198.51.100.91',
+    });
+    await enrolTotp(t, sessionCookie(first), clock);
+    const bare = await signIn(t, email, PASSWORD, undefined, '198.51.100.91');
+    expect(bare.statusCode).toBe(401);
+    // A is not named (its code has not been shown); B, which the password opens anyway, is.
+    expect(bare.json().data).toEqual({
+      code: 'TOTP_REQUIRED',
+      requestId: expect.any(String),
+      members: [{ memberId: b.companyId, name: b.businessName }],
+    });
+    const chosen = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/sign-in',
+      payload: { email, password: PASSWORD, memberId: b.companyId },
+      remoteAddress: '198.51.100.91',
+    });
+    expect(chosen.statusCode).toBe(200);
+    expect(chosen.json().data.user.id).toBe(atB);
+  });
+
   it('asks which member when the password opens several, naming only those, and takes memberId', async () => {
     const a = await createCompany(t, { businessName: `Alpha MFB ${process.pid}` });
     const b = await createCompany(t, { businessName: `Beta Bank ${process.pid}` });

@@ -149,9 +149,11 @@ async function start(): Promise<void> {
 onSubmitOnce(byId<HTMLFormElement>('sign-in-form'), async (event) => {
   event.preventDefault();
   const totp = byId<HTMLInputElement>('totp').value.trim();
-  const memberId = document.querySelector<HTMLInputElement>('input[name="member"]:checked')?.value;
+  const chosen = document.querySelector<HTMLInputElement>('input[name="member"]:checked');
+  // The "with the code" choice has no member of its own: the code says which account.
+  const memberId = chosen?.value || undefined;
   // Asked which member, the person answers: none is chosen for them.
-  if (!byId('member-box').hidden && !memberId) {
+  if (!byId('member-box').hidden && !chosen) {
     tell(byId('sign-in-message'), 'Choose the member you are signing in to.', 'error');
     document.querySelector<HTMLInputElement>('input[name="member"]')?.focus();
     return;
@@ -190,6 +192,14 @@ onSubmitOnce(byId<HTMLFormElement>('sign-in-form'), async (event) => {
   }
   if (code === 'TOTP_REQUIRED') {
     byId('totp-box').hidden = false;
+    // Members the password alone opens are offered beside the code (a person may work at one
+    // without having the authenticator of another).
+    const open = (error as { data: { members?: MemberChoice[] } }).data.members ?? [];
+    if (open.length > 0 && byId('member-box').hidden) {
+      offerMembers(open, true);
+      tell(byId('sign-in-message'), 'Choose the member; for one whose account has a second factor, enter its code.');
+      return;
+    }
     tell(byId('sign-in-message'), 'Enter the code from your authenticator app.');
     byId('totp').focus();
     return;
@@ -204,19 +214,22 @@ interface MemberChoice {
   name: string;
 }
 
-function offerMembers(members: MemberChoice[]): void {
+/** `withCode`: one more choice, a member not named whose account the code opens. */
+function offerMembers(members: MemberChoice[], withCode = false): void {
+  const choice = (value: string, name: string) => {
+    const label = document.createElement('label');
+    label.className = 'choice';
+    const radio = document.createElement('input');
+    radio.type = 'radio';
+    radio.name = 'member';
+    radio.value = value;
+    label.append(radio, ` ${name}`);
+    return label;
+  };
   const choices = byId('member-choices');
   choices.replaceChildren(
-    ...members.map((member) => {
-      const label = document.createElement('label');
-      label.className = 'choice';
-      const radio = document.createElement('input');
-      radio.type = 'radio';
-      radio.name = 'member';
-      radio.value = member.memberId;
-      label.append(radio, ` ${member.name}`);
-      return label;
-    }),
+    ...members.map((member) => choice(member.memberId, member.name)),
+    ...(withCode ? [choice('', 'Another member, with the code from my authenticator app')] : []),
   );
   byId('member-box').hidden = false;
   choices.querySelector<HTMLInputElement>('input')?.focus();

@@ -30,7 +30,8 @@ export const ErrorEnvelope = Type.Object(
       retryAfter: Type.Optional(Type.Integer()),
       members: Type.Optional(
         Type.Array(Type.Object({ memberId: Type.String({ format: 'uuid' }), name: Type.String() }), {
-          description: 'MEMBER_CHOICE_REQUIRED: the members whose account the password opened; send one as memberId',
+          description:
+            'MEMBER_CHOICE_REQUIRED: the members whose account the password opened; send one as memberId. TOTP_REQUIRED: the members whose account the password opens without a code (the others are not named until a code fits); send one as memberId, or send the code',
         }),
       ),
     }),

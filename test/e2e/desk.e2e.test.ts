@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../src/modules/users/totp.js';
-import { accept, invite, PASSWORD, testClock } from '../helpers/people.js';
+import { accept, enrolTotp, invite, PASSWORD, sessionCookie, testClock } from '../helpers/people.js';
 import { createCompany, key } from '../helpers/principals.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { engine } from '../helpers/test-database.js';
@@ -620,5 +620,31 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     );
     expect(overlaps).toEqual([]);
     await other.context().close();
+
+    // Acme's account takes a second factor: without its code, Acme is not named, Beta (which the
+    // password opens anyway) is offered beside "another member, with the code", and chosen.
+    const atAcme = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/sign-in',
+      payload: { email, password: PASSWORD, memberId: company.companyId },
+    });
+    await enrolTotp(t, sessionCookie(atAcme), clock);
+    const third = await (await browser.newContext({ viewport: { width: 360, height: 780 } })).newPage();
+    await third.goto(base);
+    await third.fill('#email', email);
+    await third.fill('#password', PASSWORD);
+    await third.press('#password', 'Enter');
+    await expect.poll(() => third.isVisible('#member-box')).toBe(true);
+    expect(await third.locator('#member-choices label').allTextContents()).toEqual([
+      ' Beta Bank',
+      ' Another member, with the code from my authenticator app',
+    ]);
+    expect(await third.isVisible('#totp-box')).toBe(true);
+    await third.check('#member-choices input[value]:not([value=""])');
+    await third.click('#sign-in-form button[type=submit]');
+    await expect.poll(() => third.isVisible('#view-search')).toBe(true);
+    expect(await third.textContent('#member-name')).toBe('Beta Bank');
+    expect(await seriousViolations(third)).toEqual([]);
+    await third.context().close();
   });
 });

@@ -117,15 +117,23 @@ export function createSessionsService(deps: {
   /**
    * The members a person who opened several accounts may be told of. An account with a second
    * factor is named only once its code fits (a stolen password alone must not say where its owner
-   * works): without a code the answer is TOTP_REQUIRED, naming nothing; with a code that fits none,
-   * TOTP_INVALID. An account without a second factor opens with the password alone, so it is named
-   * beside those whose code fits (or chosen alone with `memberId`).
+   * works): without a code the answer is TOTP_REQUIRED, naming only the accounts without one; with a
+   * code that fits none, TOTP_INVALID. An account without a second factor opens with the password
+   * alone, so it is named, beside those whose code fits (or chosen alone with `memberId`).
    */
   async function choicesAfterSecondFactor(usable: repo.AccountRow[], totp: string | undefined): Promise<repo.AccountRow[]> {
     const guarded = usable.filter((account) => account.totp_confirmed_at !== null);
     const open = usable.filter((account) => account.totp_confirmed_at === null);
     if (guarded.length === 0) return open;
-    if (!totp) throw new AppError('TOTP_REQUIRED', 'Send the code from your authenticator app as totp');
+    // No code: the guarded accounts stay unnamed, and those the password alone opens are named
+    // (it opens them anyway), so a person without the authenticator can still choose one of them.
+    if (!totp) {
+      throw new AppError(
+        'TOTP_REQUIRED',
+        'Send the code from your authenticator app as totp',
+        open.length > 0 ? { members: open.map((account) => ({ memberId: ownerOf(account), name: account.owner_name })) } : {},
+      );
+    }
     const fitting: repo.AccountRow[] = [];
     for (const account of guarded) if (await secondFactorOk(account, totp, false)) fitting.push(account);
     // A code that fits none is a wrong code, counted as a failed sign-in, even when an account
