@@ -66,3 +66,14 @@ export async function closeReviewRequest(
     .returningAll()
     .executeTakeFirstOrThrow();
 }
+
+/** Deletes up to `limit` requests closed before `before`; how many went. */
+export async function deleteClosedBefore(db: Db, before: Date, limit: number): Promise<number> {
+  const gone = await db
+    .deleteFrom('review_requests')
+    .where('id', 'in', (eb) =>
+      eb.selectFrom('review_requests').select('id').where('status', '=', 'closed').where('closed_at', '<', before).limit(limit),
+    )
+    .executeTakeFirst();
+  return Number(gone.numDeletedRows);
+}

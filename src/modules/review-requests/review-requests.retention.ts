@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { untilShortBatch } from '../../jobs/batches.js';
 import { daysBefore } from '../../jobs/clock.js';
+import { deleteClosedBefore } from './review-requests.repository.js';
 
 const BATCH = 500;
 
@@ -13,22 +15,6 @@ const BATCH = 500;
 export function createReviewRequestsRetention(deps: { db: Kysely<Database>; closedDays: number }) {
   return async function purge(now: Date): Promise<number> {
     const before = daysBefore(now, deps.closedDays);
-    let deleted = 0;
-    for (;;) {
-      const gone = await deps.db
-        .deleteFrom('review_requests')
-        .where('id', 'in', (eb) =>
-          eb
-            .selectFrom('review_requests')
-            .select('id')
-            .where('status', '=', 'closed')
-            .where('closed_at', '<', before)
-            .limit(BATCH),
-        )
-        .executeTakeFirst();
-      const n = Number(gone.numDeletedRows);
-      deleted += n;
-      if (n < BATCH) return deleted;
-    }
+    return untilShortBatch(BATCH, () => deleteClosedBefore(deps.db, before, BATCH));
   };
 }
