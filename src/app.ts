@@ -246,6 +246,7 @@ export async function buildApp({
     clock,
     responseDays: config.disputeResponseDays,
     attachments: uploads.companyAttachments,
+    texts: crypto.keyring,
   });
   const deliveries = await registerWebhooks(app, {
     db,

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import closeWithGrace from 'close-with-grace';
 import { superviseWorkers } from './cluster.js';
 import { type Config, loadConfig } from './config.js';
+import { sealClearTexts } from './crypto/seal-clear-texts.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
 import {
   type DatabaseHandle,
@@ -15,7 +16,6 @@ import {
 import { migrateToLatest } from './db/migrate.js';
 import { autovacuumAdviceOf } from './db/table-upkeep.js';
 import { reindexLookalikeNames } from './identifiers/reindex-names.js';
-import { sealClearReasons } from './modules/reports/sealed-reason.js';
 import { searchMemoryAdviceOf } from './modules/search/search-memory.js';
 
 /** An administration command (`redflag key revoke ...`) may hold the embedded data for a moment. */
@@ -139,7 +139,7 @@ async function reindexNames(
 ) {
   const count = await reindexLookalikeNames(db, crypto);
   if (count > 0) process.stderr.write(`Re-indexed ${count} account names (look-alike letters, invisible characters).\n`);
-  // Reasons stored in clear before migration 0016 are sealed once, by the same process.
-  const sealed = await sealClearReasons(db, crypto.keyring);
-  if (sealed > 0) process.stderr.write(`Sealed ${sealed} fraud reasons stored in clear before this version.\n`);
+  // Texts stored in clear before their column was sealed (migrations 0016, 0032) are sealed once, by the same process.
+  const sealed = await sealClearTexts(db, crypto.keyring);
+  if (sealed > 0) process.stderr.write(`Sealed ${sealed} texts stored in clear before this version.\n`);
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sealClearReasons } from '../src/modules/reports/sealed-reason.js';
+import { sealClearTexts } from '../src/crypto/seal-clear-texts.js';
 import { digits } from './helpers/identifiers.js';
 import { createCompany, key } from './helpers/principals.js';
 import { createReport } from './helpers/reports.js';
@@ -47,11 +47,11 @@ describe('fraud reasons sealed at rest', () => {
       ).json().data.report.fraudReason;
     expect(await read()).toBe(reason);
 
-    expect(await sealClearReasons(t.database.db, t.app.crypto.keyring)).toBeGreaterThanOrEqual(1);
+    expect(await sealClearTexts(t.database.db, t.app.crypto.keyring)).toBeGreaterThanOrEqual(1);
     const left = await sql<{ n: number }>`
       select count(*)::int as n from reports where fraud_reason is not null`.execute(t.database.db);
     expect(left.rows[0]?.n).toBe(0);
     expect(await read()).toBe(reason);
-    expect(await sealClearReasons(t.database.db, t.app.crypto.keyring)).toBe(0);
+    expect(await sealClearTexts(t.database.db, t.app.crypto.keyring)).toBe(0);
   });
 });

@@ -10,6 +10,7 @@ import { MAX_RATE_LIMIT_PER_MINUTE } from '../modules/companies/companies.servic
 import { createKeyEvents } from '../modules/keys/key-events.js';
 import { maskFraudReason } from '../modules/reports/reason-masking.js';
 import { reasonContext } from '../modules/reports/sealed-reason.js';
+import { sealedExitReason } from '../modules/reports/sealed-texts.js';
 import {
   checkedBanks,
   fraudReasonOf,
@@ -100,7 +101,9 @@ export async function seedPopulation(options: SeedOptions): Promise<SeedResult> 
         status: state.status,
         listing_status: state.listingStatus,
         exited_list_at: state.listingStatus === 'exited' ? createdAt : null,
-        exit_list_reason: state.listingStatus === 'exited' ? 'Funds recovered and the customer cleared by investigation.' : null,
+        ...(state.listingStatus === 'exited'
+          ? sealedExitReason(crypto.keyring, company.companyId, id, 'Funds recovered and the customer cleared by investigation.')
+          : {}),
         created_at: createdAt,
         updated_at: createdAt,
         published_at: state.status === 'published' ? createdAt : null,

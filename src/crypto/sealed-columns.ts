@@ -1,6 +1,8 @@
 import { PUBLIC_REPORTS_COMPANY_ID } from '../modules/companies/public-reports-company.js';
+import { DISPUTE_TEXTS, disputeTextContext } from '../modules/disputes/dispute-texts.js';
 import { RESPONSE_LABEL } from '../modules/reports/idempotency.js';
-import { REASON_LABEL } from '../modules/reports/sealed-reason.js';
+import { reasonContext } from '../modules/reports/sealed-reason.js';
+import { reportTextContext, SERVICE_EXIT_REASONS } from '../modules/reports/sealed-texts.js';
 import { REVIEW_NOTE_LABEL, REVIEW_REQUEST_LABEL } from '../modules/review-requests/review-request-values.js';
 import { chunkContext, rowContext } from '../modules/screenings/screening-file.js';
 import type { SealContext } from './keyring.js';
@@ -21,6 +23,12 @@ export interface SealedColumn {
    * table that adds it (a screening chunk's company is its job's). Updates still go to `table`.
    */
   readFrom?: string;
+  /**
+   * Where an earlier version stored the value in clear: start-up seals what is left there
+   * (seal-clear-texts.ts), except a fixed phrase of `keepClear` the service itself writes.
+   */
+  clearColumn?: string;
+  keepClear?: readonly string[];
   context(row: Record<string, unknown>): SealContext;
 }
 
@@ -83,16 +91,47 @@ export const sealedColumns: readonly SealedColumn[] = [
     table: 'reports',
     idColumn: 'id',
     tokenColumn: 'fraud_reason_token',
+    clearColumn: 'fraud_reason',
     contextColumns: ['company_id', 'id'],
-    context: (r) => ({ companyId: String(r.company_id), recordId: String(r.id), label: REASON_LABEL }),
+    context: (r) => reasonContext(String(r.company_id), String(r.id)),
   },
   {
     table: 'public_reports',
     idColumn: 'id',
     tokenColumn: 'fraud_reason_token',
+    clearColumn: 'fraud_reason',
     contextColumns: ['company_id', 'id'],
-    context: (r) => ({ companyId: String(r.company_id), recordId: String(r.id), label: REASON_LABEL }),
+    context: (r) => reasonContext(String(r.company_id), String(r.id)),
   },
+  {
+    // A report's exit reason and renewal statement, in people's words (src/modules/reports/sealed-texts.ts).
+    table: 'reports',
+    idColumn: 'id',
+    tokenColumn: 'exit_list_reason_token',
+    clearColumn: 'exit_list_reason',
+    keepClear: SERVICE_EXIT_REASONS,
+    contextColumns: ['company_id', 'id'],
+    context: (r) => reportTextContext(String(r.company_id), String(r.id), 'exitListReason'),
+  },
+  {
+    table: 'reports',
+    idColumn: 'id',
+    tokenColumn: 'renewal_statement_token',
+    clearColumn: 'renewal_statement',
+    contextColumns: ['company_id', 'id'],
+    context: (r) => reportTextContext(String(r.company_id), String(r.id), 'renewalStatement'),
+  },
+  // A dispute's three texts (src/modules/disputes/dispute-texts.ts).
+  ...DISPUTE_TEXTS.map(
+    (text): SealedColumn => ({
+      table: 'disputes',
+      idColumn: 'id',
+      tokenColumn: `${text.column}_token`,
+      clearColumn: text.column,
+      contextColumns: ['report_company_id', 'id'],
+      context: (r) => disputeTextContext(String(r.report_company_id), String(r.id), text.label),
+    }),
+  ),
   {
     table: 'public_reports',
     idColumn: 'id',

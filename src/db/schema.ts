@@ -88,14 +88,19 @@ export interface ReportsTable {
   published_at: Date | null;
   listing_status: Generated<'listed' | 'exited'>;
   exited_list_at: Date | null;
+  /** Only an exit reason the service wrote (one of the fixed phrases of migration 0032); people's words are in the token. */
   exit_list_reason: string | null;
+  /** Why it left the list in the words of the member or operators who took it off, sealed (src/modules/reports/sealed-texts.ts). */
+  exit_list_reason_token: Generated<string | null>;
   /** The dispute that took it off the list, while it is off (migration 0022); a member may not relist it. */
   exited_by_dispute_id: Generated<string | null>;
   /** The operator that took the report off the list, while it is off (only the operators may relist it). */
   exited_by_operator_id: Generated<string | null>;
   /** The latest renewal: the listing period runs from it (or from published_at) for REDFLAG_LISTING_DAYS. */
   renewed_at: Date | null;
+  /** Written before migration 0032 only; renewal_statement_token holds it sealed since. */
   renewal_statement: string | null;
+  renewal_statement_token: Generated<string | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -331,17 +336,24 @@ export interface DisputesTable {
   report_company_id: string;
   disputing_company_id: string | null;
   disputing_operator_id: string | null;
-  reason: string;
+  /**
+   * The three texts are sealed to the report's company and the dispute (src/modules/disputes/dispute-texts.ts);
+   * the clear columns hold only rows written before migration 0032, until the next start seals them.
+   */
+  reason: string | null;
+  reason_token: Generated<string | null>;
   identifier_ids: Generated<string[]>;
   attachments: Generated<string[]>;
   status: DisputeStatus;
   opened_at: Date;
   respond_by: Date;
   owner_statement: string | null;
+  owner_statement_token: Generated<string | null>;
   answered_at: Date | null;
   escalated_at: Date | null;
   decided_at: Date | null;
   decision_reason: string | null;
+  decision_reason_token: Generated<string | null>;
   updated_at: Generated<Date>;
 }
 

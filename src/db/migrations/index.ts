@@ -29,6 +29,7 @@ import * as reviewRequests from './2026_11_28_0028_review_requests.js';
 import * as screeningSealedViews from './2026_11_28_0029_screening_sealed_views.js';
 import * as publicBankNamesMasked from './2026_11_28_0030_public_bank_names_masked.js';
 import * as watchlistImportReceiver from './2026_11_28_0031_watchlist_import_receiver.js';
+import * as peopleTextsSealed from './2026_11_29_0032_people_texts_sealed.js';
 
 /**
  * Every migration, by name; names sort in the order they run. A landed migration is never
@@ -65,4 +66,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0029_screening_sealed_views': screeningSealedViews,
   '2026_11_28_0030_public_bank_names_masked': publicBankNamesMasked,
   '2026_11_28_0031_watchlist_import_receiver': watchlistImportReceiver,
+  '2026_11_29_0032_people_texts_sealed': peopleTextsSealed,
 };

@@ -11,12 +11,14 @@ import { maskFraudReason } from '../reports/reason-masking.js';
 import { REPORT_LIMITS } from '../reports/report-values.js';
 import * as reports from '../reports/reports.repository.js';
 import type { Actor } from '../reports/reports.service.js';
+import type { ReasonSealer } from '../reports/sealed-reason.js';
+import { sealedExitReason, serviceExitReason, TIMEOUT_REASON } from '../reports/sealed-texts.js';
 import { freeTextError, trimmedText } from '../trimmed-text.js';
 import type { ReportAttachments } from '../uploads/attachments.js';
 import { DISPUTE_LIMITS, type DisputeStep, nextStatus } from './dispute-states.js';
+import { type DisputeTextColumn, openDisputeText, sealDisputeText } from './dispute-texts.js';
 import * as repo from './disputes.repository.js';
 
-export const TIMEOUT_REASON = 'Dispute not answered in time';
 const TIMEOUT_BATCH = 200;
 
 export interface OpenDisputeInput {
@@ -43,8 +45,10 @@ export function createDisputesService(deps: {
   clock: Clock;
   responseDays: number;
   attachments: ReportAttachments;
+  /** Seals a dispute's words and the exit reasons it writes, and opens them to read (dispute-texts.ts). */
+  texts: ReasonSealer;
 }) {
-  const { db, clock } = deps;
+  const { db, clock, texts } = deps;
 
   /**
    * A dispute as `viewer` sees it. A member reads the other side's words, and the operators', with
@@ -54,23 +58,25 @@ export function createDisputesService(deps: {
    */
   function view(row: repo.DisputeRow, viewer?: Actor) {
     const member = viewer?.companyId;
-    const theirs = <T extends string | null>(text: T, author: string | null): T =>
-      text === null || member === undefined || author === member ? text : (maskFraudReason(text) as T);
+    const theirs = (column: DisputeTextColumn, author: string | null) => {
+      const text = openDisputeText(texts, row, column);
+      return text === null || member === undefined || author === member ? text : maskFraudReason(text);
+    };
     return {
       id: row.id,
       reportId: row.report_id,
       report: { fraudType: row.report_fraud_type, publishedAt: row.report_published_at?.toISOString() ?? null },
       status: row.status,
-      reason: theirs(row.reason, row.disputing_company_id),
+      reason: theirs('reason', row.disputing_company_id) ?? '',
       identifierIds: row.identifier_ids,
       attachments: deps.attachments.links(row.attachments),
       openedAt: row.opened_at.toISOString(),
       respondBy: row.respond_by.toISOString(),
-      ownerStatement: theirs(row.owner_statement, row.report_company_id),
+      ownerStatement: theirs('owner_statement', row.report_company_id),
       answeredAt: row.answered_at?.toISOString() ?? null,
       escalatedAt: row.escalated_at?.toISOString() ?? null,
       decidedAt: row.decided_at?.toISOString() ?? null,
-      decisionReason: theirs(row.decision_reason, null),
+      decisionReason: theirs('decision_reason', null),
       reportingCompany: { id: row.report_company_id, businessName: row.report_company_name },
       disputingCompany:
         row.disputing_company_id === null
@@ -95,9 +101,16 @@ export function createDisputesService(deps: {
    * transaction. `holdOff`: the operators decided it must be off; one its owner had already taken
    * off is kept off too (only the operators may put it back), or the owner could undo the decision.
    * A time-out or an exit answer on a report already off leaves it the owner's (as migration 0022
-   * says): the owner took it off themselves, and a relist may be disputed again.
+   * says): the owner took it off themselves, and a relist may be disputed again. `exitReason`: the
+   * columns sealedExitReason or serviceExitReason give.
    */
-  async function exitReport(trx: Transaction<Database>, actor: Actor, dispute: repo.DisputeRow, reason: string, holdOff = false) {
+  async function exitReport(
+    trx: Transaction<Database>,
+    actor: Actor,
+    dispute: repo.DisputeRow,
+    exitReason: Pick<reports.ReportChanges, 'exit_list_reason' | 'exit_list_reason_token'>,
+    holdOff = false,
+  ) {
     const report = await reports.findReport(trx, dispute.report_id, undefined, true);
     if (report?.listing_status !== 'listed') {
       if (report && holdOff && !report.exited_by_dispute_id) {
@@ -108,7 +121,7 @@ export function createDisputesService(deps: {
     await reports.updateReport(trx, report.id, {
       listing_status: 'exited',
       exited_list_at: clock.now(),
-      exit_list_reason: reason,
+      ...exitReason,
       // While it is off, only the operators may put it back (reports.service.ts, relist).
       exited_by_dispute_id: dispute.id,
     });
@@ -221,7 +234,8 @@ export function createDisputesService(deps: {
           report_company_id: report.company_id,
           disputing_company_id: disputingCompanyId,
           disputing_operator_id: actor.companyId === undefined ? (actor.operatorId ?? null) : null,
-          reason,
+          reason: null,
+          reason_token: sealDisputeText(texts, { id: disputeId, report_company_id: report.company_id }, 'reason', reason),
           identifier_ids: identifierIds,
           attachments: uploadIds,
           status: 'open' as const,
@@ -265,14 +279,17 @@ export function createDisputesService(deps: {
     uphold: (actor: Actor, id: string, statement: string) =>
       step(actor, id, 'uphold', isOwner(actor), async (trx, row, now) => {
         const text = trimmedText('statement', statement, DISPUTE_LIMITS.statementMin);
-        await repo.updateDispute(trx, row.id, { owner_statement: text, answered_at: now });
+        await repo.updateDispute(trx, row.id, {
+          owner_statement_token: sealDisputeText(texts, row, 'owner_statement', text),
+          answered_at: now,
+        });
       }),
 
     exit: (actor: Actor, id: string, reason: string) =>
       step(actor, id, 'exit', isOwner(actor), async (trx, row, now) => {
         const text = trimmedText('reason', reason, REPORT_LIMITS.exitReasonMin);
         await repo.updateDispute(trx, row.id, { answered_at: now });
-        await exitReport(trx, actor, row, text);
+        await exitReport(trx, actor, row, sealedExitReason(texts, row.report_company_id, row.report_id, text));
       }),
 
     escalate: (actor: Actor, id: string) =>
@@ -295,10 +312,16 @@ export function createDisputesService(deps: {
         () => actor.operatorId !== undefined,
         async (trx, row, now) => {
           const text = trimmedText('reason', reason, DISPUTE_LIMITS.decisionReasonMin);
-          await repo.updateDispute(trx, row.id, { decided_at: now, decision_reason: text });
+          await repo.updateDispute(trx, row.id, {
+            decided_at: now,
+            decision_reason_token: sealDisputeText(texts, row, 'decision_reason', text),
+          });
           // The decision becomes the report's exit reason, which its member reads: masked like the
           // decision itself is for them (decision 0125).
-          if (outcome === 'remove') await exitReport(trx, actor, row, maskFraudReason(text), true);
+          if (outcome === 'remove') {
+            const masked = maskFraudReason(text);
+            await exitReport(trx, actor, row, sealedExitReason(texts, row.report_company_id, row.report_id, masked), true);
+          }
         },
       ),
 
@@ -312,7 +335,7 @@ export function createDisputesService(deps: {
           for (const dispute of overdue) {
             const row = (await repo.findDispute(trx, dispute.id)) as repo.DisputeRow;
             await repo.updateDispute(trx, row.id, { status: nextStatus(row.status, 'time_out') });
-            await exitReport(trx, actor, row, TIMEOUT_REASON);
+            await exitReport(trx, actor, row, serviceExitReason(TIMEOUT_REASON));
             await trx
               .insertInto('audit_events')
               .values(bothTrails(actor, row, 'dispute_time_out'))

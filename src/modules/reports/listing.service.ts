@@ -9,8 +9,11 @@ import { trimmedText } from '../trimmed-text.js';
 import { exitedWatchersCtes, raiseListingChange, raiseReportVisible } from '../webhooks/outbox.js';
 import * as repo from './reports.repository.js';
 import type { Actor } from './reports.service.js';
+import type { ReasonSealer } from './sealed-reason.js';
+import { EXPIRED_REASON, reportTextContext } from './sealed-texts.js';
 
-export const EXPIRED_REASON = 'Expired';
+export { EXPIRED_REASON };
+
 /** A listing can be renewed in its last this many days. */
 export const RENEWAL_WINDOW_DAYS = 90;
 const EXPIRY_BATCH = 500;
@@ -45,7 +48,12 @@ export function listingPeriod(
  * The listing period: a report leaves the list `listingDays` after publication or its latest
  * renewal, unless its owner renews it (with a statement) in the period's last 90 days.
  */
-export function createListingService(deps: { db: Kysely<Database>; clock: Clock; listingDays: number }) {
+export function createListingService(deps: {
+  db: Kysely<Database>;
+  clock: Clock;
+  listingDays: number;
+  texts: Pick<ReasonSealer, 'seal'>;
+}) {
   const { db, clock, listingDays } = deps;
 
   return {
@@ -71,9 +79,11 @@ export function createListingService(deps: { db: Kysely<Database>; clock: Clock;
           .updateTable('reports')
           .set({
             renewed_at: now,
-            renewal_statement: text,
+            renewal_statement_token: deps.texts.seal(text, reportTextContext(report.company_id, report.id, 'renewalStatement')),
             updated_at: sql`now()`,
-            ...(expired ? { listing_status: 'listed' as const, exited_list_at: null, exit_list_reason: null } : {}),
+            ...(expired
+              ? { listing_status: 'listed' as const, exited_list_at: null, exit_list_reason: null, exit_list_reason_token: null }
+              : {}),
           })
           .where('id', '=', report.id)
           .execute();
@@ -102,7 +112,7 @@ export function createListingService(deps: { db: Kysely<Database>; clock: Clock;
             limit ${EXPIRY_BATCH} for update skip locked
           ), gone as (
             update reports r set listing_status = 'exited', exited_list_at = ${now}, exit_list_reason = ${EXPIRED_REASON},
-              exited_by_dispute_id = null, updated_at = now()
+              exit_list_reason_token = null, exited_by_dispute_id = null, updated_at = now()
             from due where r.id = due.id
             returning r.id, r.company_id
           ), audit as (

@@ -14,8 +14,8 @@ export interface IdentifierView {
 export function reportView(
   row: ReportRow,
   identifiers: IdentifierView[],
-  /** `fraudReason`: the reason opened (it is sealed at rest, sealed-reason.ts). */
-  options: { uploaderVisible: boolean; fraudReason: string },
+  /** The reason and the exit reason opened (sealed at rest: sealed-reason.ts, sealed-texts.ts). */
+  options: { uploaderVisible: boolean; fraudReason: string; exitListReason: string | null },
 ) {
   return {
     id: row.id,
@@ -23,7 +23,7 @@ export function reportView(
     userId: options.uploaderVisible || row.show_uploader_info ? row.user_id : null,
     listingStatus: row.listing_status,
     exitedListAt: row.exited_list_at?.toISOString() ?? null,
-    exitListReason: row.exit_list_reason,
+    exitListReason: options.exitListReason,
     exitedBy:
       row.listing_status !== 'exited'
         ? null

@@ -81,7 +81,7 @@ export async function registerReports(
     audit: createAuditService({ db, pseudonyms: createAuditPseudonyms(pseudonymKey(deps.crypto)) }),
   });
 
-  const listing = createListingService({ db, clock: deps.clock, listingDays: deps.listingDays });
+  const listing = createListingService({ db, clock: deps.clock, listingDays: deps.listingDays, texts: deps.crypto.keyring });
   await app.register(listingRoutes, { listing, submissions });
   return { reports, listing, identifiers };
 }

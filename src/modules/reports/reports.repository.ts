@@ -6,7 +6,13 @@ import type { FraudType, ListingStatus, ReportStatus } from './report-values.js'
 type Db = Kysely<Database> | Transaction<Database>;
 
 /** Read for the owner and operators, who see the reason whole; only search reads the masked copy. */
-export type ReportRow = Omit<Selectable<ReportsTable>, 'fraud_reason_masked'> & { business_name: string };
+/** A report as its owner and the operators read it; the renewal statement is kept for the record, not shown. */
+export type ReportRow = Omit<
+  Selectable<ReportsTable>,
+  'fraud_reason_masked' | 'renewal_statement' | 'renewal_statement_token'
+> & {
+  business_name: string;
+};
 export type IdentifierRow = Pick<Selectable<ReportIdentifiersTable>, 'id' | 'report_id' | 'position' | 'label' | 'value_token'>;
 
 export type NewIdentifier = Insertable<ReportIdentifiersTable>;
@@ -25,10 +31,10 @@ const reportColumns = [
   'reports.listing_status',
   'reports.exited_list_at',
   'reports.exit_list_reason',
+  'reports.exit_list_reason_token',
   'reports.exited_by_dispute_id',
   'reports.exited_by_operator_id',
   'reports.renewed_at',
-  'reports.renewal_statement',
   'reports.created_at',
   'reports.updated_at',
   'companies.business_name',
@@ -174,6 +180,7 @@ export interface ReportChanges {
   listing_status?: ListingStatus;
   exited_list_at?: Date | null;
   exit_list_reason?: string | null;
+  exit_list_reason_token?: string | null;
   exited_by_dispute_id?: string | null;
   exited_by_operator_id?: string | null;
 }

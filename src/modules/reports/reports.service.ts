@@ -25,6 +25,7 @@ import { precheckReport } from './report-precheck.js';
 import { type FraudType, REPORT_LIMITS, type ReportStatus } from './report-values.js';
 import * as repo from './reports.repository.js';
 import { type ReasonSealer, reasonContext } from './sealed-reason.js';
+import { sealedExitReason } from './sealed-texts.js';
 
 export interface Actor {
   /** The key that acted, or null in a user's session (then `userId`). */
@@ -231,7 +232,7 @@ export function createReportsService(deps: {
     async transition(actor: Actor, id: string, change: Transition) {
       return db.transaction().execute(async (trx) => {
         const report = await requireOwn(id, actor.operatorId ? undefined : actor.companyId, true, trx);
-        const next = applyTransition(report, change, deps.clock.now());
+        const next = applyTransition(report, change, deps.clock.now(), deps.reasons);
         if (change.kind === 'publish') await deps.safelist.checkStored(trx, report.id);
         // A dispute's outcome, or an operator's takedown, is not the member's to undo: the operators decide.
         if (change.kind === 'relist' && !actor.operatorId) {
@@ -265,7 +266,12 @@ export function createReportsService(deps: {
 
 export type Transition = { kind: 'publish' } | { kind: 'exit'; reason: string } | { kind: 'relist' };
 
-function applyTransition(report: repo.ReportRow, change: Transition, now: Date): repo.ReportChanges {
+function applyTransition(
+  report: repo.ReportRow,
+  change: Transition,
+  now: Date,
+  texts: Pick<ReasonSealer, 'seal'>,
+): repo.ReportChanges {
   switch (change.kind) {
     case 'publish':
       if (report.status !== 'draft') throw new AppError('INVALID_STATE', 'The report is already published');
@@ -276,7 +282,12 @@ function applyTransition(report: repo.ReportRow, change: Transition, now: Date):
       return {
         listing_status: 'exited',
         exited_list_at: now,
-        exit_list_reason: trimmedText('reason', change.reason, REPORT_LIMITS.exitReasonMin),
+        ...sealedExitReason(
+          texts,
+          report.company_id,
+          report.id,
+          trimmedText('reason', change.reason, REPORT_LIMITS.exitReasonMin),
+        ),
         exited_by_dispute_id: null,
       };
     case 'relist':
@@ -286,6 +297,7 @@ function applyTransition(report: repo.ReportRow, change: Transition, now: Date):
         listing_status: 'listed',
         exited_list_at: null,
         exit_list_reason: null,
+        exit_list_reason_token: null,
         exited_by_dispute_id: null,
         exited_by_operator_id: null,
       };

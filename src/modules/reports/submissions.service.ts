@@ -11,6 +11,7 @@ import { reportView as baseView, type IdentifierView, tokensByReport } from './r
 import * as repo from './reports.repository.js';
 import type { Actor, ReportsService } from './reports.service.js';
 import { openReason, type ReasonSealer } from './sealed-reason.js';
+import { openExitReason } from './sealed-texts.js';
 
 export interface SubmissionsQuery {
   page: number;
@@ -27,7 +28,7 @@ export function createSubmissionsService(deps: {
   db: Kysely<Database>;
   identifiers: SealedIdentifiers;
   reports: ReportsService;
-  /** Opens each reason for its owner (or an operator). */
+  /** Opens each reason, and exit reason, for its owner (or an operator). */
   reasons: Pick<ReasonSealer, 'open'>;
   attachments: Pick<ReportAttachments, 'links'>;
   /** Told of each identifier whose token does not open (it is served marked `unreadable`). */
@@ -41,7 +42,11 @@ export function createSubmissionsService(deps: {
   const reportView = (row: repo.ReportRow, ids: IdentifierView[], options: { uploaderVisible: boolean }) => {
     const period = listingPeriod(row, deps.listingDays);
     return {
-      ...baseView(row, ids, { ...options, fraudReason: openReason(deps.reasons, row) }),
+      ...baseView(row, ids, {
+        ...options,
+        fraudReason: openReason(deps.reasons, row),
+        exitListReason: openExitReason(deps.reasons, row),
+      }),
       attachments: deps.attachments.links(row.attachments),
       listedUntil: period?.endsAt.toISOString() ?? null,
       renewableFrom: period?.renewableFrom.toISOString() ?? null,

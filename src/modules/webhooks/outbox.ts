@@ -90,7 +90,7 @@ export async function raiseListingChange(
   await insertEvents(
     db,
     sql`with m as (${EARLIER_MATCHES(reportId)}), r as (
-        select r.id, r.fraud_type, r.exit_list_reason, c.business_name from reports r
+        select r.id, r.fraud_type, c.business_name from reports r
         join companies c on c.id = r.company_id where r.id = ${reportId}
       )
       select m.company_id, ${type}::text as type, r.id as report_id, m.id as entry_id,

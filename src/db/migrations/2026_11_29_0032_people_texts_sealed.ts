@@ -1,0 +1,34 @@
+import { type Kysely, sql } from 'kysely';
+
+/**
+ * The words people write about a report are sealed like its fraud reason (decision 0128): a
+ * dispute's reason, the owner's statement and the operators' decision; a report's exit reason and
+ * its renewal statement. Each gets a token column and its clear column may be empty; rows written
+ * before are sealed at the next start by the process that migrates (a migration has no key).
+ *
+ * An exit reason the service writes itself stays in clear: it is one of two fixed phrases (a
+ * listing that expired, a dispute not answered in time), and "expired" tells how the report left.
+ * The partial index on reports finds the rows still to seal without reading the table; disputes
+ * are few enough to read. The phrases are copied here as they were (src/modules/reports/sealed-texts.ts).
+ */
+const SERVICE_EXIT_REASONS = ['Expired', 'Dispute not answered in time'] as const;
+
+export async function up(db: Kysely<any>): Promise<void> {
+  await sql`alter table disputes
+    add column reason_token text, add column owner_statement_token text, add column decision_reason_token text,
+    alter column reason drop not null`.execute(db);
+  await sql`alter table reports add column exit_list_reason_token text, add column renewal_statement_token text`.execute(db);
+  const service = sql.join(SERVICE_EXIT_REASONS.map((text) => sql.lit(text)));
+  await sql`create index reports_exit_reason_to_seal_idx on reports (id)
+    where exit_list_reason is not null and exit_list_reason not in (${service})`.execute(db);
+  await sql`create index reports_renewal_statement_to_seal_idx on reports (id) where renewal_statement is not null`.execute(db);
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await sql`drop index reports_exit_reason_to_seal_idx`.execute(db);
+  await sql`drop index reports_renewal_statement_to_seal_idx`.execute(db);
+  await sql`alter table reports drop column exit_list_reason_token, drop column renewal_statement_token`.execute(db);
+  await sql`alter table disputes drop column reason_token, drop column owner_statement_token, drop column decision_reason_token`.execute(
+    db,
+  );
+}
