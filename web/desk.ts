@@ -29,6 +29,7 @@ import {
 } from './identifier-rows.js';
 import { initKeys, loadKeys } from './keys.js';
 import { initModeration, loadQueue } from './moderation.js';
+import { qrCode } from './qr.js';
 import { initReviews, loadReviews } from './reviews.js';
 import { initScreening, loadScreenings } from './screening.js';
 import { renderSearchResult } from './search-result.js';
@@ -268,6 +269,8 @@ async function enrol(): Promise<void> {
     byId('enrol-message').textContent = error?.message ?? 'Could not start enrolment.';
     return;
   }
+  // Scanned from the screen; the key and the link below it are for whoever cannot scan.
+  byId('totp-qr').replaceChildren(qrCode(data.data.otpauthUrl, 'QR code for your authenticator app'));
   byId('totp-secret').textContent = data.data.secret;
   byId<HTMLAnchorElement>('totp-link').href = data.data.otpauthUrl;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Browser, Page, Route } from 'playwright-core';
+import { encode } from 'uqr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../src/modules/users/totp.js';
 import { accept, enrolTotp, invite, PASSWORD, sessionCookie, testClock } from '../helpers/people.js';
@@ -19,6 +20,62 @@ let page: Page;
 let company: Awaited<ReturnType<typeof createCompany>>;
 let person: Awaited<ReturnType<typeof invite>>;
 let secret = '';
+
+/** Which modules a path of `M x y h n v1 h-n z` runs (web/qr.ts) paints dark, on a `size` grid. */
+function modulesOf(d: string, size: number): boolean[][] {
+  const grid = Array.from({ length: size }, () => Array<boolean>(size).fill(false));
+  for (const [, x, y, n] of d.matchAll(/M(\d+) (\d+)h(\d+)v1h-\d+z/g)) {
+    for (let i = Number(x); i < Number(x) + Number(n); i++) (grid[Number(y)] as boolean[])[i] = true;
+  }
+  return grid;
+}
+
+/**
+ * The enrolment page's QR code, read back from the SVG the browser drew: a named image, dark on
+ * white, with a four-module quiet zone, 240 px at most and never wider than the page; its grid is
+ * a QR version's (21 + 4k modules a side) with the three finder squares in their corners, module
+ * for module the matrix uqr makes in Node for the same otpauth:// URL.
+ */
+async function expectQrOf(url: string | null): Promise<void> {
+  expect(url).toMatch(/^otpauth:\/\/totp\//);
+  const qr = page.getByRole('img', { name: 'QR code for your authenticator app' });
+  expect(await qr.isVisible()).toBe(true);
+  const drawn = await qr.evaluate((svg) => ({
+    viewBox: svg.getAttribute('viewBox'),
+    paper: svg.querySelector('rect')?.getAttribute('fill'),
+    ink: svg.querySelector('path')?.getAttribute('fill'),
+    d: svg.querySelector('path')?.getAttribute('d') ?? '',
+    // Above the key, which is the fallback for whoever cannot scan.
+    aboveSecret: Boolean(
+      svg.compareDocumentPosition(document.getElementById('totp-secret') as Node) & Node.DOCUMENT_POSITION_FOLLOWING,
+    ),
+  }));
+  expect(drawn).toMatchObject({ paper: '#fff', ink: '#000', aboveSecret: true });
+  const [minX, minY, width, height] = (drawn.viewBox ?? '').split(' ').map(Number) as number[];
+  expect([minX, minY]).toEqual([-4, -4]);
+  expect(width).toBe(height);
+  const size = (width as number) - 8;
+  expect(size >= 21 && (size - 21) % 4 === 0).toBe(true);
+  const grid = modulesOf(drawn.d, size);
+  const finder = (x0: number, y0: number) =>
+    Array.from({ length: 7 }, (_, y) =>
+      Array.from({ length: 7 }, (_, x) => grid[y0 + y]?.[x0 + x] === (Math.max(Math.abs(x - 3), Math.abs(y - 3)) !== 2)),
+    ).every((row) => row.every(Boolean));
+  expect([finder(0, 0), finder(size - 7, 0), finder(0, size - 7)]).toEqual([true, true, true]);
+  expect(grid).toEqual(encode(url as string, { ecc: 'M', border: 0 }).data);
+  // 240 px at most, square, and inside the window at 360 px as at 1280 px.
+  for (const viewport of [
+    { width: 1280, height: 800 },
+    { width: 360, height: 780 },
+  ]) {
+    await page.setViewportSize(viewport);
+    const box = await qr.boundingBox();
+    expect(box?.width).toBeGreaterThanOrEqual(200);
+    expect(box?.width).toBeLessThanOrEqual(240);
+    expect(box?.height).toBeCloseTo(box?.width ?? 0, 0);
+    expect(await fitsWidth(page)).toBe(true);
+  }
+}
 
 describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
   beforeAll(async () => {
@@ -60,7 +117,9 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await page.click('#sign-in-form button[type=submit]');
     await expect.poll(() => page.textContent('#totp-secret')).not.toBe('');
     expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
     secret = (await page.textContent('#totp-secret')) as string;
+    await expectQrOf(await page.getAttribute('#totp-link', 'href'));
     await page.fill('#enrol-code', '000000');
     await page.click('#enrol-form button[type=submit]');
     await expect.poll(() => page.textContent('#enrol-message')).not.toBe('');
