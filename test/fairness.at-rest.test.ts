@@ -67,7 +67,7 @@ describe('safelist and disputes at rest', () => {
       for (const piece of stored) expect(containsClear(piece, needle), `${piece.where} contains ${needle}`).toBe(false);
     }
     // The scan can see text: the safelist's reason is stored in clear and is found. A dispute's is
-    // sealed (decision 0128).
+    // sealed (decision 0130).
     expect(stored.some((piece) => containsClear(piece, 'A settlement account of a member bank'))).toBe(true);
     expect(stored.some((piece) => containsClear(piece, 'y'.repeat(40)))).toBe(false);
   });

@@ -168,6 +168,15 @@ describe("people's words about a report, at rest", () => {
         }),
       ).toBe(statement);
       expect(await sealClearTexts(db, t.app.crypto.keyring)).toBe(0);
+
+      // An older instance's clear words beside a token this version wrote later: the token stays.
+      await sql`update reports set renewal_statement = 'Older words from an older instance, renewing it before.'
+        where id = ${reports.renewed.id}`.execute(db);
+      expect(await sealClearTexts(db, t.app.crypto.keyring)).toBe(1);
+      const after = await sql<{ renewal_statement: string | null; renewal_statement_token: string }>`
+        select renewal_statement, renewal_statement_token from reports where id = ${reports.renewed.id}`.execute(db);
+      expect(after.rows[0]?.renewal_statement).toBeNull();
+      expect(after.rows[0]?.renewal_statement_token).toBe(renewal.rows[0]?.renewal_statement_token);
     } finally {
       await t.close();
     }

@@ -16,7 +16,7 @@ export const COMMON_REPEATS = 18;
 export const REPORTS_PER_IDENTIFIER = 0.3;
 export const SEED_COMPANIES = 8;
 /** Bump when the generated population changes, so cached databases are rebuilt. */
-export const POPULATION_VERSION = 3;
+export const POPULATION_VERSION = 4;
 
 /** Value spaces that never overlap: stored uniques, stored commons, misses, and values created under load. */
 export const Namespace = { unique: 0, common: 1, miss: 2, created: 3 } as const;

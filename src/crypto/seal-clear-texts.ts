@@ -5,16 +5,27 @@ import { type SealedColumn, sealedColumns } from './sealed-columns.js';
 
 const BATCH = 500;
 
-/** A sealed column that an earlier version wrote in clear, into `clearColumn`. */
-type ClearBefore = SealedColumn & { clearColumn: string };
+/** A sealed column that an earlier version wrote in clear, into `clearColumn` (of a table keyed by `id`). */
+type ClearBefore = SealedColumn & { clearColumn: string; idColumn: 'id' };
 
-const hadClearValues = (column: SealedColumn): column is ClearBefore => column.clearColumn !== undefined;
+function hadClearValues(column: SealedColumn): column is ClearBefore {
+  if (column.clearColumn === undefined) return false;
+  if (column.idColumn !== 'id' || column.readFrom !== undefined) {
+    throw new Error(`${column.table}.${column.clearColumn}: the sweep reads a table keyed by id, not a view or a composite key`);
+  }
+  return true;
+}
 
 /**
  * Seals the texts still stored in clear (rows written before their column was sealed), a batch per
  * transaction, clearing the clear column as it goes; a value in `keepClear` (a fixed phrase the
- * service writes) stays. Run at start-up by the process that migrates (a migration has no key);
- * once done it is one look-up in an empty partial index per column. Returns how many.
+ * service writes) stays. A row that already has a token keeps it (an instance of this version wrote
+ * it later) and only loses its clear copy. Run at start-up by the process that migrates (a
+ * migration has no key); once done it is one look-up in an empty partial index per column.
+ *
+ * A table it changed is vacuumed after, so the old row versions holding the clear text leave its
+ * files (the embedded engine has no autovacuum). The write-ahead log and earlier backups still hold
+ * them until they are recycled. Returns how many texts it sealed.
  */
 export async function sealClearTexts(
   db: Kysely<Database>,
@@ -22,8 +33,10 @@ export async function sealClearTexts(
   columns: readonly SealedColumn[] = sealedColumns,
 ): Promise<number> {
   let done = 0;
+  const changed = new Set<string>();
   for (const column of columns.filter(hadClearValues)) {
     const clear = sql.ref(column.clearColumn);
+    const token = sql.ref(column.tokenColumn);
     const kept = column.keepClear?.length
       ? sql` and ${clear} not in (${sql.join(column.keepClear.map((t) => sql.lit(t)))})`
       : sql``;
@@ -35,13 +48,17 @@ export async function sealClearTexts(
           where ${clear} is not null${kept} order by id limit ${BATCH} for update`.execute(trx);
         if (rows.length === 0) return 0;
         const values = rows.map((row) => sql`(${row.id}::uuid, ${sealer.seal(String(row.clear_text), column.context(row))})`);
-        await sql`update ${sql.table(column.table)} as t set ${sql.ref(column.tokenColumn)} = v.token, ${clear} = null
+        await sql`update ${sql.table(column.table)} as t set ${token} = coalesce(t.${token}, v.token), ${clear} = null
           from (values ${sql.join(values)}) as v(id, token) where t.id = v.id`.execute(trx);
         return rows.length;
       });
       done += count;
+      if (count > 0) changed.add(column.table);
       if (count < BATCH) break;
     }
   }
+  // A report's card holds its exit reason as it was (migration 0018): rebuilt by the update, the old one is a dead row.
+  if (changed.has('reports')) changed.add('report_cards');
+  for (const table of changed) await sql`vacuum ${sql.table(table)}`.execute(db);
   return done;
 }

@@ -2,7 +2,7 @@ import type { SealContext } from '../../crypto/keyring.js';
 import type { ReasonSealer } from '../reports/sealed-reason.js';
 
 /**
- * A dispute's words are sealed at rest (decision 0128), to the report's company and the dispute:
+ * A dispute's words are sealed at rest (decision 0130), to the report's company and the dispute:
  * people type account numbers and phone numbers into them as into a fraud reason. Who reads which
  * text whole or masked is the service's view (decision 0125).
  */

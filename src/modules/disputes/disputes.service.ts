@@ -281,6 +281,7 @@ export function createDisputesService(deps: {
         const text = trimmedText('statement', statement, DISPUTE_LIMITS.statementMin);
         await repo.updateDispute(trx, row.id, {
           owner_statement_token: sealDisputeText(texts, row, 'owner_statement', text),
+          owner_statement: null,
           answered_at: now,
         });
       }),
@@ -315,6 +316,7 @@ export function createDisputesService(deps: {
           await repo.updateDispute(trx, row.id, {
             decided_at: now,
             decision_reason_token: sealDisputeText(texts, row, 'decision_reason', text),
+            decision_reason: null,
           });
           // The decision becomes the report's exit reason, which its member reads: masked like the
           // decision itself is for them (decision 0125).

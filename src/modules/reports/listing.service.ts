@@ -80,6 +80,7 @@ export function createListingService(deps: {
           .set({
             renewed_at: now,
             renewal_statement_token: deps.texts.seal(text, reportTextContext(report.company_id, report.id, 'renewalStatement')),
+            renewal_statement: null,
             updated_at: sql`now()`,
             ...(expired
               ? { listing_status: 'listed' as const, exited_list_at: null, exit_list_reason: null, exit_list_reason_token: null }

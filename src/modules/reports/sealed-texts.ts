@@ -2,7 +2,7 @@ import type { SealContext } from '../../crypto/keyring.js';
 import type { ReasonSealer } from './sealed-reason.js';
 
 /**
- * A report's other words, sealed at rest like its fraud reason (decision 0128): why it left the
+ * A report's other words, sealed at rest like its fraud reason (decision 0130): why it left the
  * list, in the words of the member or operators who took it off, and the owner's statement when
  * renewing it. Only their owner and the operators read them.
  *
