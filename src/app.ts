@@ -239,7 +239,7 @@ export async function buildApp({
     reportsPerHour: config.publicReportsPerHour,
   });
   await registerReviewRequests(app, { db, crypto, requestsPerHour: config.publicReportsPerHour, now: currentTime });
-  await registerUsers(app, { people, users: admin.users, config });
+  await registerUsers(app, { people, users: admin.users, passwordLinks: admin.passwordLinks, config });
   if (admin.safelist) await app.register(safelistRoutes, { safelist: admin.safelist });
   const disputes = await registerDisputes(app, {
     db,

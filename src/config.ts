@@ -75,6 +75,8 @@ export interface Config {
   sessionAbsoluteHours: number;
   /** How long an invitation link works. */
   invitationTtlHours: number;
+  /** How long a link to choose a new password works (decision 0132). */
+  passwordResetTtlHours: number;
   /** Analysts and viewers must enrol TOTP too (admins and operator users always must). */
   totpRequiredForAll: boolean;
   /** SMTP server that e-mails invitations (smtp:// or smtps://); unset: the invite URL is handed over by hand. */
@@ -291,6 +293,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionIdleMinutes: integer(env, 'REDFLAG_SESSION_IDLE_MINUTES', 30, 1, 24 * 60),
     sessionAbsoluteHours: integer(env, 'REDFLAG_SESSION_ABSOLUTE_HOURS', 12, 1, 24 * 30),
     invitationTtlHours: integer(env, 'REDFLAG_INVITATION_TTL_HOURS', 72, 1, 24 * 30),
+    passwordResetTtlHours: integer(env, 'REDFLAG_PASSWORD_RESET_TTL_HOURS', 24, 1, 24 * 7),
     totpRequiredForAll: boolean(env, 'REDFLAG_TOTP_REQUIRED_FOR_ALL', false),
     smtpUrl: smtpUrl(text(env, 'REDFLAG_SMTP_URL')),
     mailFrom: text(env, 'REDFLAG_MAIL_FROM') ?? 'Redflag <no-reply@redflag.invalid>',

@@ -79,6 +79,7 @@ describe('configuration', () => {
       sessionIdleMinutes: 30,
       sessionAbsoluteHours: 12,
       invitationTtlHours: 72,
+      passwordResetTtlHours: 24,
       totpRequiredForAll: false,
       smtpUrl: undefined,
       signInFailuresPerAccount: 5,
@@ -89,6 +90,7 @@ describe('configuration', () => {
         REDFLAG_SESSION_IDLE_MINUTES: '15',
         REDFLAG_SESSION_ABSOLUTE_HOURS: '8',
         REDFLAG_INVITATION_TTL_HOURS: '24',
+        REDFLAG_PASSWORD_RESET_TTL_HOURS: '2',
         REDFLAG_TOTP_REQUIRED_FOR_ALL: 'true',
         REDFLAG_SMTP_URL: 'smtps://user:pass@mail.example.ng:465',
         REDFLAG_MAIL_FROM: 'Desk <desk@example.ng>',
@@ -99,6 +101,7 @@ describe('configuration', () => {
       sessionIdleMinutes: 15,
       sessionAbsoluteHours: 8,
       invitationTtlHours: 24,
+      passwordResetTtlHours: 2,
       totpRequiredForAll: true,
       smtpUrl: 'smtps://user:pass@mail.example.ng:465',
       mailFrom: 'Desk <desk@example.ng>',
@@ -107,6 +110,7 @@ describe('configuration', () => {
     });
     expect(() => loadConfig({ REDFLAG_SMTP_URL: 'http://mail.example.ng' })).toThrow(/REDFLAG_SMTP_URL/);
     expect(() => loadConfig({ REDFLAG_TOTP_REQUIRED_FOR_ALL: 'yes' })).toThrow(/REDFLAG_TOTP_REQUIRED_FOR_ALL/);
+    expect(() => loadConfig({ REDFLAG_PASSWORD_RESET_TTL_HOURS: '0' })).toThrow(/REDFLAG_PASSWORD_RESET_TTL_HOURS/);
   });
 
   it("reads a screening job's pace: none, or one whose wait after a chunk stays well inside its lease", () => {

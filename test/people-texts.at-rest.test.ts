@@ -5,6 +5,7 @@ import { containsClear, storedPieces } from './helpers/at-rest.js';
 import { movableClock } from './helpers/clock.js';
 import { digits, letters, localPhone, nuban } from './helpers/identifiers.js';
 import { createCompany, createOperator, key } from './helpers/principals.js';
+import { filePublicReport } from './helpers/public-reports.js';
 import { createReport } from './helpers/reports.js';
 import { buildTestApp, type TestApp } from './helpers/test-app.js';
 
@@ -40,6 +41,7 @@ async function writeEveryText(t: TestApp, clock: ReturnType<typeof movableClock>
     exitAnswerBvn: `22${digits(9)}`,
     ownExitNuban: nuban('058'),
     renewalPhone: localPhone(),
+    rejectionBvn: `22${digits(9)}`,
   };
   const [decided, answered, exited, renewed] = [
     await createReport(t, owner.apiKey),
@@ -73,7 +75,20 @@ async function writeEveryText(t: TestApp, clock: ReturnType<typeof movableClock>
   await post(t, owner.apiKey, `${SUBMISSIONS}/${renewed.id}/renew`, {
     statement: `Still under investigation; the mule answers on ${named.renewalPhone} and keeps moving funds.`,
   });
-  return { owner, disputer, operator, named, reports: { decided, answered, exited, renewed }, disputeId: dispute.id };
+  // The operators' reason for rejecting a public report.
+  const publicReportId = await filePublicReport(t, localPhone());
+  await post(t, operator.apiKey, `/api/v1/admin/public-reports/${publicReportId}/reject`, {
+    reason: `A duplicate of one naming BVN ${named.rejectionBvn}.`,
+  });
+  return {
+    owner,
+    disputer,
+    operator,
+    named,
+    reports: { decided, answered, exited, renewed },
+    disputeId: dispute.id,
+    publicReportId,
+  };
 }
 
 describe("people's words about a report, at rest", () => {
@@ -82,7 +97,12 @@ describe("people's words about a report, at rest", () => {
   }, async () => {
     const clock = movableClock();
     const t = await buildTestApp({ clock, config: { logLevel: 'trace', jobTickSeconds: 0, listingDays: 91 } });
-    const { owner, disputer, operator, named, reports, disputeId } = await writeEveryText(t, clock);
+    const { owner, disputer, operator, named, reports, disputeId, publicReportId } = await writeEveryText(t, clock);
+    const rejected = await t.app.inject({
+      url: `/api/v1/admin/public-reports/${publicReportId}`,
+      headers: key(operator.apiKey),
+    });
+    expect(rejected.json().data.report.rejectionReason).toBe(`A duplicate of one naming BVN ${named.rejectionBvn}.`);
 
     // The operators read the dispute whole; the owner its own statement whole, the disputer's BVN masked.
     const asOperators = (await t.app.inject({ url: '/api/v1/admin/disputes?limit=100', headers: key(operator.apiKey) })).body;

@@ -1,6 +1,6 @@
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accept, tokenOf } from './helpers/people.js';
+import { accept, createUser, PASSWORD, signIn, testClock, tokenOf, uniqueEmail } from './helpers/people.js';
 import { createCompany, key } from './helpers/principals.js';
 import { buildTestApp, type TestApp } from './helpers/test-app.js';
 
@@ -19,11 +19,15 @@ const sink = new SMTPServer({
   },
 });
 const PORT = 4425;
+const clock = testClock();
 let t: TestApp;
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => sink.listen(PORT, '127.0.0.1', resolve));
-  t = await buildTestApp({ config: { smtpUrl: `smtp://127.0.0.1:${PORT}`, mailFrom: 'Redflag <desk@redflag.example>' } });
+  t = await buildTestApp({
+    now: clock.now,
+    config: { smtpUrl: `smtp://127.0.0.1:${PORT}`, mailFrom: 'Redflag <desk@redflag.example>' },
+  });
 });
 afterAll(async () => {
   await t.close();
@@ -61,5 +65,65 @@ describe('invitations by e-mail', () => {
     } finally {
       await down.close();
     }
+  });
+});
+
+/** The password mails to an address (not its invitation), their bodies unfolded (quoted-printable folds long lines). */
+const mailsTo = (email: string) =>
+  received
+    .filter((m) => m.to.includes(email) && m.body.includes('Subject: Choose a new Redflag password'))
+    .map((m) => m.body.replace(/=\r?\n/g, '').replace(/=3D/g, '='));
+
+describe('forgot my password, by e-mail', () => {
+  it('e-mails each account of the address a link, once in five minutes, and answers an unknown address alike', async () => {
+    const person = await createUser(t, clock, { companyId: (await createCompany(t)).companyId }, 'analyst');
+    const ask = (email: string) => t.app.inject({ method: 'POST', url: '/api/v1/auth/password-reset', payload: { email } });
+    const known = await ask(person.email);
+    const unknown = await ask(uniqueEmail('nobody'));
+    expect(known.statusCode).toBe(202);
+    expect(known.json()).toEqual(unknown.json());
+    expect(known.json().data).toEqual({ mailed: true });
+
+    // Sent after the answer: wait for it to arrive.
+    await expect.poll(() => mailsTo(person.email).length, { timeout: 5_000 }).toBe(1);
+    const body = mailsTo(person.email)[0] as string;
+    expect(body).toContain('Someone asked to reset the password');
+    const url = body.match(/https?:\/\/\S+\/password-reset\?token=[A-Za-z0-9_-]+/)?.[0] as string;
+    expect(url).toBeDefined();
+
+    // Asked again at once: no second mail.
+    await ask(person.email);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(mailsTo(person.email)).toHaveLength(1);
+
+    const done = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/password-reset/accept',
+      payload: { token: tokenOf(url), password: 'a brand new and unusual passphrase' },
+    });
+    expect(done.statusCode, done.body).toBe(200);
+    expect((await signIn(t, person.email, PASSWORD)).statusCode).toBe(401);
+    expect((await signIn(t, person.email, 'a brand new and unusual passphrase')).statusCode).toBe(200);
+
+    // Five minutes later, a new one may be asked for.
+    clock.advance(5 * 60_000 + 1_000);
+    await ask(person.email);
+    await expect.poll(() => mailsTo(person.email).length, { timeout: 5_000 }).toBe(2);
+  });
+
+  it("e-mails an administrator's link to the person too", async () => {
+    const owner = await createCompany(t);
+    const person = await createUser(t, clock, { companyId: owner.companyId }, 'viewer');
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/external/users/${person.userId}/password-link`,
+      headers: key(owner.apiKey),
+    });
+    expect(res.json().data).toMatchObject({ kind: 'password_reset', emailed: true });
+    const body = mailsTo(person.email).at(-1) as string;
+    expect(body).toContain(
+      `An administrator sent you a link to choose a new password for your Redflag account at ${owner.businessName}`,
+    );
+    expect(body).toContain(res.json().data.url);
   });
 });

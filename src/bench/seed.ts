@@ -69,7 +69,7 @@ export async function seedPopulation(options: SeedOptions): Promise<SeedResult> 
   const admin = createAdminServices({
     db,
     events: createKeyEvents(),
-    config: { publicUrl: 'http://127.0.0.1', invitationTtlHours: 72, screeningRowsPerSecond: 0 },
+    config: { publicUrl: 'http://127.0.0.1', invitationTtlHours: 72, passwordResetTtlHours: 24, screeningRowsPerSecond: 0 },
   });
   const companies: SeededCompany[] = [];
   for (let i = 0; i < SEED_COMPANIES; i++) {

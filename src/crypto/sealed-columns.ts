@@ -1,5 +1,6 @@
 import { PUBLIC_REPORTS_COMPANY_ID } from '../modules/companies/public-reports-company.js';
 import { DISPUTE_TEXTS, disputeTextContext } from '../modules/disputes/dispute-texts.js';
+import { REJECTION_REASON_LABEL } from '../modules/public-reports/public-report-values.js';
 import { RESPONSE_LABEL } from '../modules/reports/idempotency.js';
 import { reasonContext } from '../modules/reports/sealed-reason.js';
 import { reportTextContext, SERVICE_EXIT_REASONS } from '../modules/reports/sealed-texts.js';
@@ -120,6 +121,15 @@ export const sealedColumns: readonly SealedColumn[] = [
     clearColumn: 'renewal_statement',
     contextColumns: ['company_id', 'id'],
     context: (r) => reportTextContext(String(r.company_id), String(r.id), 'renewalStatement'),
+  },
+  {
+    // The operators' reason for rejecting a public report (public-reports.service.ts).
+    table: 'public_reports',
+    idColumn: 'id',
+    tokenColumn: 'rejection_reason_token',
+    clearColumn: 'rejection_reason',
+    contextColumns: ['company_id', 'id'],
+    context: (r) => ({ companyId: String(r.company_id), recordId: String(r.id), label: REJECTION_REASON_LABEL }),
   },
   // A dispute's three texts (src/modules/disputes/dispute-texts.ts).
   ...DISPUTE_TEXTS.map(

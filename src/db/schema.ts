@@ -214,7 +214,11 @@ export interface PublicReportsTable {
   guest_info_masked: unknown | null;
   status: Generated<PublicReportStatus>;
   notification_sent: Generated<boolean>;
+  /** Written before migration 0032 only; the operators' reason is sealed in rejection_reason_token since. */
   rejection_reason: string | null;
+  rejection_reason_token: Generated<string | null>;
+  /** When it was first published (migration 0034): kept when it is taken down, so its sender reads "withdrawn". */
+  first_published_at: Generated<Date | null>;
   /** The operator who published or rejected it. */
   moderated_by: string | null;
   moderated_at: Date | null;
@@ -299,11 +303,15 @@ export interface UsersTable {
   updated_at: Generated<Date>;
 }
 
+export type LinkPurpose = 'invitation' | 'password_reset';
+
 export interface UserInvitationsTable {
   id: Generated<string>;
   user_id: string;
   /** SHA-256 of the token in the invite URL; the token itself is never stored. */
   token_hash: Buffer;
+  /** An invitation accepts the account; a password reset sets a new password on an active one (migration 0033). */
+  purpose: Generated<LinkPurpose>;
   expires_at: Date;
   accepted_at: Date | null;
   created_at: Generated<Date>;

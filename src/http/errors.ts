@@ -11,6 +11,8 @@ export const ERROR_STATUS = {
   TOTP_INVALID: 401,
   SESSION_INVALID: 401,
   INVITATION_INVALID: 400,
+  /** A password reset link that is unknown, expired, already used, or of an account no longer active. */
+  LINK_INVALID: 400,
   TOTP_ENROLMENT_REQUIRED: 403,
   FORBIDDEN: 403,
   NOT_FOUND: 404,

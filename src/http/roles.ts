@@ -48,6 +48,7 @@ export const ROUTE_ROLES: Readonly<Record<string, readonly UserRole[]>> = {
   'POST /api/v1/external/users': COMPANY_ADMIN,
   'PATCH /api/v1/external/users/:userId': COMPANY_ADMIN,
   'DELETE /api/v1/external/users/:userId': COMPANY_ADMIN,
+  'POST /api/v1/external/users/:userId/password-link': COMPANY_ADMIN,
 
   'GET /api/v1/admin/public-reports': MODERATOR,
   'GET /api/v1/admin/public-reports/:id': MODERATOR,
@@ -115,6 +116,7 @@ export const ROUTE_ROLES: Readonly<Record<string, readonly UserRole[]>> = {
   'POST /api/v1/admin/users': OPERATOR_ADMIN,
   'POST /api/v1/admin/users/:userId/suspend': OPERATOR_ADMIN,
   'POST /api/v1/admin/users/:userId/activate': OPERATOR_ADMIN,
+  'POST /api/v1/admin/users/:userId/password-link': OPERATOR_ADMIN,
 };
 
 export function roleMayCall(method: string, url: string, role: UserRole): boolean {

@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { intake, publicBody, uniquePhone } from '../helpers/public-reports.js';
+import { createOperator, key } from '../helpers/principals.js';
+import { ADMIN, filePublicReport, intake, publicBody, uniquePhone } from '../helpers/public-reports.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
-import { fitsWidth, hasChromium, launchChromium, screenshot, seriousViolations } from './browser.js';
+import { fitsWidth, hasChromium, launchChromium, screenshot, seriousViolations, tabTo } from './browser.js';
 
 const PORT = 4802;
 const base = `http://127.0.0.1:${PORT}`;
@@ -133,6 +135,90 @@ describe.skipIf(!hasChromium)('the public report form at /report, in Chromium at
     expect(await seriousViolations(page)).toEqual([]);
     const queue = await t.database.db.selectFrom('public_reports').select(['id']).where('status', '=', 'draft').execute();
     expect(queue.length).toBeGreaterThanOrEqual(1);
+
+    // The status page (decision 0129): the link carries the full id in the fragment only.
+    const reference = (await page.textContent('#reference')) as string;
+    const href = (await page.getAttribute('#status-link', 'href')) as string;
+    expect(href).toMatch(/^\/report#status\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    const id = href.slice('/report#status/'.length);
+    expect(id.slice(0, 8).toUpperCase()).toBe(reference.replace('-', ''));
+    // Followed with the keyboard alone.
+    await tabTo(page, '#status-link');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.textContent('#status-heading')).toContain('Received');
+    expect(page.url()).toBe(`${base}${href}`);
+    expect(await page.isVisible('#report-form')).toBe(false);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('status-title');
+    expect(await page.textContent('#status-result')).toContain(reference);
+    expect(await page.textContent('#status-result')).toContain('checks every report');
+    expect(await page.inputValue('#status-address')).toBe(`${base}${href}`);
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
+    await screenshot(page, 'public-report-status');
+    // Back returns to the confirmation the person came from; Forward to the status again.
+    await page.goBack();
+    await expect.poll(() => page.isVisible('#done')).toBe(true);
+    expect(await page.isVisible('#status-page')).toBe(false);
+    await page.goForward();
+    await expect.poll(() => page.isVisible('#status-result')).toBe(true);
+
+    // An operator publishes it; a reload says so.
+    const operator = await createOperator(t);
+    const published = await t.app.inject({ method: 'POST', url: `${ADMIN}/${id}/publish`, headers: key(operator.apiKey) });
+    expect(published.statusCode).toBe(200);
+    await page.reload();
+    await expect.poll(() => page.textContent('#status-heading')).toContain('Published');
+    expect(await page.textContent('#status-result')).toContain('Status changed');
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
+  });
+
+  it('checks a pasted report id, and says plainly when it finds none', async () => {
+    const id = await filePublicReport(t, uniquePhone());
+    await page.goto(`${base}/report#status/${randomUUID()}`);
+    await expect
+      .poll(() => page.textContent('#status-error'))
+      .toBe("We can't find a report with that ID. Check you copied all of it.");
+    expect(await page.isVisible('#status-result')).toBe(false);
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
+
+    // The short reference is not enough: said so, and nothing is asked of the service.
+    await tabTo(page, '#status-id');
+    await page.keyboard.type(`${id.slice(0, 4)}-${id.slice(4, 8)}`.toUpperCase());
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.textContent('#status-form-message')).toContain('short reference');
+    expect(await page.getAttribute('#status-id', 'aria-invalid')).toBe('true');
+
+    // The whole id, pasted in capitals with spaces around it, opens its status.
+    await page.fill('#status-id', `  ${id.toUpperCase()} `);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.textContent('#status-heading')).toContain('Received');
+    expect(page.url()).toBe(`${base}/report#status/${id}`);
+    expect(await page.isVisible('#status-problem')).toBe(false);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // A copy button puts the link on the clipboard (or, without one, selects it to copy by hand).
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    await page.click('#copy-address');
+    await expect.poll(() => page.textContent('#copy-message')).toMatch(/Link copied|selected/);
+    if ((await page.textContent('#copy-message'))?.includes('Link copied')) {
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${base}/report#status/${id}`);
+    }
+  });
+
+  it('says when the network fails, and tries again', async () => {
+    const id = await filePublicReport(t, uniquePhone());
+    const url = `**/api/v1/public/reports/${id}/status`;
+    await page.route(url, (route) => route.abort('internetdisconnected'));
+    await page.goto(`${base}/report#status/${id}`);
+    await expect.poll(() => page.textContent('#status-error')).toContain("We couldn't reach Redflag");
+    expect(await page.isVisible('#status-retry')).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.unroute(url);
+    await page.click('#status-retry');
+    await expect.poll(() => page.textContent('#status-heading')).toContain('Received');
+    expect(await page.isVisible('#status-problem')).toBe(false);
   });
 
   it('explains the per-address limit when it is reached', async () => {

@@ -3,7 +3,7 @@ import { type Kysely, sql } from 'kysely';
 /**
  * The words people write about a report are sealed like its fraud reason (decision 0130): a
  * dispute's reason, the owner's statement and the operators' decision; a report's exit reason and
- * its renewal statement. Each gets a token column and its clear column may be empty; rows written
+ * its renewal statement; the operators' reason for rejecting a public report. Each gets a token column and its clear column may be empty; rows written
  * before are sealed at the next start by the process that migrates (a migration has no key).
  *
  * An exit reason the service writes itself stays in clear: it is one of two fixed phrases (a
@@ -21,6 +21,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     add column reason_token text, add column owner_statement_token text, add column decision_reason_token text,
     alter column reason drop not null`.execute(db);
   await sql`alter table reports add column exit_list_reason_token text, add column renewal_statement_token text`.execute(db);
+  await sql`alter table public_reports add column rejection_reason_token text`.execute(db);
+  await sql`create index public_reports_rejection_reason_to_seal_idx on public_reports (id)
+    where rejection_reason is not null`.execute(db);
   const service = sql.join(SERVICE_EXIT_REASONS.map((text) => sql.lit(text)));
   await sql`create index reports_exit_reason_to_seal_idx on reports (id)
     where exit_list_reason is not null and exit_list_reason not in (${service})`.execute(db);
@@ -37,11 +40,14 @@ export async function down(db: Kysely<any>): Promise<void> {
     exists (select 1 from disputes where reason_token is not null or owner_statement_token is not null
             or decision_reason_token is not null)
     or exists (select 1 from reports where exit_list_reason_token is not null or renewal_statement_token is not null)
+    or exists (select 1 from public_reports where rejection_reason_token is not null)
     as sealed`.execute(db);
   if (rows[0]?.sealed) throw new Error('Texts are stored sealed since migration 0032; undoing it would lose them');
   for (const column of ['reason', 'owner_statement', 'decision_reason']) {
     await sql`drop index ${sql.id(`disputes_${column}_to_seal_idx`)}`.execute(db);
   }
+  await sql`drop index public_reports_rejection_reason_to_seal_idx`.execute(db);
+  await sql`alter table public_reports drop column rejection_reason_token`.execute(db);
   await sql`drop index reports_exit_reason_to_seal_idx`.execute(db);
   await sql`drop index reports_renewal_statement_to_seal_idx`.execute(db);
   await sql`alter table reports drop column exit_list_reason_token, drop column renewal_statement_token`.execute(db);

@@ -30,6 +30,8 @@ import * as screeningSealedViews from './2026_11_28_0029_screening_sealed_views.
 import * as publicBankNamesMasked from './2026_11_28_0030_public_bank_names_masked.js';
 import * as watchlistImportReceiver from './2026_11_28_0031_watchlist_import_receiver.js';
 import * as peopleTextsSealed from './2026_11_29_0032_people_texts_sealed.js';
+import * as passwordLinks from './2026_11_29_0033_password_links.js';
+import * as publicReportsFirstPublished from './2026_11_29_0034_public_reports_first_published.js';
 
 /**
  * Every migration, by name; names sort in the order they run. A landed migration is never
@@ -67,4 +69,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0030_public_bank_names_masked': publicBankNamesMasked,
   '2026_11_28_0031_watchlist_import_receiver': watchlistImportReceiver,
   '2026_11_29_0032_people_texts_sealed': peopleTextsSealed,
+  '2026_11_29_0033_password_links': passwordLinks,
+  '2026_11_29_0034_public_reports_first_published': publicReportsFirstPublished,
 };

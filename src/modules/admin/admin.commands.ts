@@ -15,6 +15,7 @@ import { createOperatorsService } from '../operators/operators.service.js';
 import { createSafelistService, type SafelistService } from '../safelist/safelist.service.js';
 import { createScreeningsAdmin, type ScreeningsAdmin } from '../screenings/screenings.admin.js';
 import type { Mailer } from '../users/mailer.js';
+import { createPasswordLinksService } from '../users/password-links.service.js';
 import { createUsersService } from '../users/users.service.js';
 import { createWebhooksAdmin } from '../webhooks/webhooks.admin.js';
 
@@ -22,7 +23,7 @@ import { createWebhooksAdmin } from '../webhooks/webhooks.admin.js';
 export function createAdminServices(deps: {
   db: Kysely<Database>;
   events: KeyEvents;
-  config: Pick<Config, 'publicUrl' | 'invitationTtlHours' | 'screeningRowsPerSecond'>;
+  config: Pick<Config, 'publicUrl' | 'invitationTtlHours' | 'passwordResetTtlHours' | 'screeningRowsPerSecond'>;
   mailer?: Mailer | undefined;
   now?: () => Date;
   log?: { warn(obj: object, msg: string): void };
@@ -38,6 +39,15 @@ export function createAdminServices(deps: {
       db: deps.db,
       publicUrl: deps.config.publicUrl,
       invitationTtlMs: deps.config.invitationTtlHours * 3_600_000,
+      mailer: deps.mailer,
+      now: deps.now ?? (() => new Date()),
+      log: deps.log,
+    }),
+    passwordLinks: createPasswordLinksService({
+      db: deps.db,
+      publicUrl: deps.config.publicUrl,
+      invitationTtlMs: deps.config.invitationTtlHours * 3_600_000,
+      resetTtlMs: deps.config.passwordResetTtlHours * 3_600_000,
       mailer: deps.mailer,
       now: deps.now ?? (() => new Date()),
       log: deps.log,

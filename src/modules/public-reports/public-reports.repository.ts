@@ -30,6 +30,18 @@ export function findPublicReport(db: Db, id: string, forUpdate = false): Promise
   return (forUpdate ? query.forUpdate() : query).executeTakeFirst();
 }
 
+/**
+ * What the status page of the person who filed needs of one report, and nothing else: its state,
+ * when it came, when it was last decided, and whether it was ever published.
+ */
+export async function findSenderStatus(db: Db, id: string) {
+  return db
+    .selectFrom('public_reports')
+    .select(['status', 'created_at', 'moderated_at', 'first_published_at'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
 export function findPublicIdentifiers(db: Db, reportIds: string[]): Promise<PublicIdentifierRow[]> {
   if (reportIds.length === 0) return Promise.resolve([]);
   return db
@@ -84,11 +96,18 @@ export async function countPublicReports(db: Db, { status, ids }: PublicReportFi
 export async function setModeration(
   trx: Transaction<Database>,
   id: string,
-  change: { status: PublicReportStatus; rejection_reason: string | null; moderated_by: string },
+  change: { status: PublicReportStatus; rejection_reason_token: string | null; moderated_by: string },
 ): Promise<PublicReportRow> {
   return trx
     .updateTable('public_reports')
-    .set({ ...change, moderated_at: sql`now()`, updated_at: sql`now()` })
+    .set({
+      ...change,
+      rejection_reason: null,
+      moderated_at: sql`now()`,
+      updated_at: sql`now()`,
+      // Kept when it is taken down: its sender then reads "withdrawn", not "not published".
+      ...(change.status === 'published' ? { first_published_at: sql`coalesce(first_published_at, now())` } : {}),
+    })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();

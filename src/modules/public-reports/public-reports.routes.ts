@@ -12,11 +12,15 @@ import {
   PublicReportBody,
   PublicReportCreatedResponse,
   PublicReportIdParams,
+  PublicReportStatusParams,
+  PublicReportStatusResponse,
   RejectBody,
 } from './public-reports.schemas.js';
 import type { PublicReportsService } from './public-reports.service.js';
 
 const HOUR_MS = 60 * 60 * 1000;
+/** A person checking their report reloads a page now and then; this is a crowd behind one address doing it. */
+const STATUS_READS_PER_MINUTE = 60;
 const ADMIN = '/api/v1/admin/public-reports';
 
 /** The public intake (no key, limited per client address) and the operators' moderation. */
@@ -48,6 +52,24 @@ export const publicReportsRoutes: RoutesPlugin<{ publicReports: PublicReportsSer
       const created = await publicReports.intake(request.body);
       return reply.code(201).send(ok(created, 'Report received; it will be reviewed before it is published'));
     },
+  );
+
+  app.get(
+    '/api/v1/public/reports/:id/status',
+    {
+      // The id in the path is the sender's proof (decision 0129): the per-request lines (info),
+      // whose url would carry it, are not written for this route; warnings and errors still are.
+      logLevel: 'warn',
+      config: { rateLimit: clientAddressRateLimit({ max: STATUS_READS_PER_MINUTE }) },
+      schema: {
+        tags: ['public reports'],
+        summary: 'Where a report filed by the public stands, for the person who filed it (no key)',
+        description: `The full id returned by \`POST /api/v1/public/reports\` is what proves the caller filed it: only the reference, the status in plain words and two dates are answered, never the report's contents, identifiers or an operator's reason. An unknown id, one that is not an id, and one of a report since deleted (unpublished reports are deleted after a time) are the same 404. Limited to ${STATUS_READS_PER_MINUTE} requests a minute per client address.`,
+        params: PublicReportStatusParams,
+        response: { 200: PublicReportStatusResponse, ...errorResponses(404) },
+      },
+    },
+    async (request) => ok(await publicReports.senderStatus(request.params.id), 'Report status fetched successfully'),
   );
 
   const tags = ['admin: public reports'];

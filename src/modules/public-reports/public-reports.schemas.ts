@@ -3,7 +3,7 @@ import { Envelope } from '../../http/envelope.js';
 import { DateTime, Nullable, PageNumber, StringEnum } from '../../http/schema-helpers.js';
 import { REPORT_LIMITS } from '../reports/report-values.js';
 import { FraudTypeSchema, IdentifierInput, IdentifierOut } from '../reports/reports.schemas.js';
-import { PUBLIC_REPORT_LIMITS, PUBLIC_REPORT_STATUSES, REPORTING_ENTITIES } from './public-report-values.js';
+import { PUBLIC_REPORT_LIMITS, PUBLIC_REPORT_STATUSES, REPORTING_ENTITIES, SENDER_STATUSES } from './public-report-values.js';
 
 const L = PUBLIC_REPORT_LIMITS;
 
@@ -72,6 +72,29 @@ const Reference = Type.String({
 
 export const PublicReportCreatedResponse = Envelope(
   Type.Object({ id: Type.String({ format: 'uuid' }), reference: Reference, status: StringEnum(['draft'] as const) }),
+);
+
+export const PublicReportStatusParams = Type.Object({
+  id: Type.String({
+    description:
+      'The full id returned when the report was filed (36 characters). Anything else, a reference included, is 404 like an id no report has',
+  }),
+});
+
+/** The sender's status page (decision 0129): these four fields and nothing else. */
+export const PublicReportStatusResponse = Envelope(
+  Type.Object(
+    {
+      reference: Reference,
+      status: StringEnum(SENDER_STATUSES, {
+        description:
+          '`received`: waiting for an operator to review it; `published`: shared with member banks, whose searches find it; `not_published`: an operator decided not to share it; `withdrawn`: it was shared, then taken down by an operator',
+      }),
+      receivedAt: DateTime('When the report was filed'),
+      updatedAt: DateTime('When its status last changed (the filing time while it is `received`)'),
+    },
+    { additionalProperties: false },
+  ),
 );
 
 const contactOut = {

@@ -20,7 +20,13 @@ import type { ReportAttachments } from '../uploads/attachments.js';
 import { raisePublicReportPublished, raisePublicReportVisible, raisePublicReportWithdrawn } from '../webhooks/outbox.js';
 import { type ContactDetails, type ContactInput, maskContact, normalizeContact } from './contact-details.js';
 import type { Moderator } from './moderator.js';
-import { PUBLIC_REPORT_LIMITS, type PublicReportStatus, type ReportingEntity } from './public-report-values.js';
+import {
+  PUBLIC_REPORT_LIMITS,
+  type PublicReportStatus,
+  REJECTION_REASON_LABEL,
+  type ReportingEntity,
+  type SenderStatus,
+} from './public-report-values.js';
 import * as repo from './public-reports.repository.js';
 import { parseReference, referenceOf } from './reference.js';
 
@@ -83,6 +89,13 @@ export function createPublicReportsService(deps: {
     return { token: keyring.seal(JSON.stringify(details), { companyId, recordId, label }), masked: maskContact(details) };
   }
 
+  /** The operators' reason for a rejection, sealed to the report (decision 0130). */
+  const rejectionContext = (row: Pick<repo.PublicReportRow, 'company_id' | 'id'>) => ({
+    companyId: row.company_id,
+    recordId: row.id,
+    label: REJECTION_REASON_LABEL,
+  });
+
   function open(token: string | null, row: repo.PublicReportRow, label: 'victim' | 'guestInfo'): ContactDetails | null {
     if (token === null) return null;
     return JSON.parse(keyring.open(token, { companyId: row.company_id, recordId: row.id, label })) as ContactDetails;
@@ -118,7 +131,9 @@ export function createPublicReportsService(deps: {
         decoded ? identifiers.openEach(tokens, { companyId: row.company_id, recordId: row.id }, deps.onUnreadable) : tokens)(
         identifierRows.map((i) => ({ id: i.id, label: i.label, value: i.value_token })),
       ),
-      rejectionReason: row.rejection_reason,
+      rejectionReason: row.rejection_reason_token
+        ? keyring.open(row.rejection_reason_token, rejectionContext(row))
+        : row.rejection_reason,
       moderatedAt: row.moderated_at?.toISOString() ?? null,
     };
   }
@@ -137,7 +152,10 @@ export function createPublicReportsService(deps: {
       if (next === 'published') await deps.safelist.checkStoredPublic(trx, row.id);
       const updated = await repo.setModeration(trx, row.id, {
         status: next,
-        rejection_reason: next === 'rejected' ? trimmedText('reason', reason ?? '', PUBLIC_REPORT_LIMITS.rejectReasonMin) : null,
+        rejection_reason_token:
+          next === 'rejected'
+            ? keyring.seal(trimmedText('reason', reason ?? '', PUBLIC_REPORT_LIMITS.rejectReasonMin), rejectionContext(row))
+            : null,
         moderated_by: moderator.operatorId,
       });
       await recordAudit(trx, {
@@ -231,6 +249,33 @@ export function createPublicReportsService(deps: {
         if (uploadIds.length > 0) await attachments.attach(trx, { companyId, recordId: id }, uploadIds);
       });
       return { id, reference: referenceOf(id), status: 'draft' };
+    },
+
+    /**
+     * The status page of the person who filed (decision 0129): the full id is what proves they did,
+     * so an id that names no report, is no id at all, or names one since deleted is one and the same
+     * "not found". Nothing an operator wrote (the reason, who decided) and no identifier is told.
+     * Not audited: a public read, like the intake, records nothing of who asked.
+     */
+    async senderStatus(id: string): Promise<{ reference: string; status: SenderStatus; receivedAt: string; updatedAt: string }> {
+      const key = isUuid(id) ? id.toLowerCase() : undefined;
+      const row = key === undefined ? undefined : await repo.findSenderStatus(db, key);
+      if (key === undefined || !row) throw AppError.notFound('Public report not found');
+      const status: SenderStatus =
+        row.status === 'draft'
+          ? 'received'
+          : row.status === 'published'
+            ? 'published'
+            : row.first_published_at
+              ? 'withdrawn'
+              : 'not_published';
+      return {
+        reference: referenceOf(key),
+        status,
+        receivedAt: row.created_at.toISOString(),
+        // The latest decision, not `updated_at`: that one may move for reasons of the service's own.
+        updatedAt: (row.moderated_at ?? row.created_at).toISOString(),
+      };
     },
 
     async list(query: { status?: PublicReportStatus | undefined; reference?: string | undefined; page: number; limit: number }) {

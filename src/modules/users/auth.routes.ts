@@ -3,12 +3,16 @@ import { SESSION_COOKIE, sessionUserOf } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { errorResponses } from '../../http/openapi.js';
 import type { RoutesPlugin } from '../../http/types.js';
+import type { PasswordLinksService } from './password-links.service.js';
 import type { SessionsService } from './sessions.service.js';
 import {
   AcceptInvitationBody,
   ChangePasswordBody,
   EmptyResponse,
+  ForgotPasswordBody,
+  ForgotPasswordResponse,
   MeResponse,
+  ResetPasswordBody,
   SignInBody,
   SignInResponse,
   TotpConfirmBody,
@@ -26,11 +30,13 @@ export interface CookiePolicy {
   secure: boolean;
 }
 
-/** Sign-in, sign-out, the signed-in user, TOTP enrolment, password change, invitation acceptance. */
-export const authRoutes: RoutesPlugin<{ sessions: SessionsService; users: UsersService; cookie: CookiePolicy }> = async (
-  app,
-  { sessions, users, cookie },
-) => {
+/** Sign-in, sign-out, the signed-in user, TOTP enrolment, password change and reset, invitation acceptance. */
+export const authRoutes: RoutesPlugin<{
+  sessions: SessionsService;
+  users: UsersService;
+  passwordLinks: PasswordLinksService;
+  cookie: CookiePolicy;
+}> = async (app, { sessions, users, passwordLinks, cookie }) => {
   const endSession = (reply: FastifyReply) => reply.clearCookie(SESSION_COOKIE, { path: '/' });
 
   app.post(
@@ -167,5 +173,41 @@ export const authRoutes: RoutesPlugin<{ sessions: SessionsService; users: UsersS
       },
     },
     async (request) => ok({ user: await users.accept(request.body) }, 'Invitation accepted; sign in'),
+  );
+
+  app.post(
+    '/api/v1/auth/password-reset',
+    {
+      config: { checkOrigin: true, rateLimit: { max: 20, timeWindow: 60_000 } },
+      schema: {
+        tags,
+        summary: 'Forgot the password: e-mail a link to choose a new one',
+        description:
+          'Answers 202 the same whether or not the address has an account. With SMTP, each active account of the address is e-mailed a single-use link (at most one every 5 minutes); without it (`mailed: false`) nothing is sent, and an administrator of the member sends the link instead.',
+        body: ForgotPasswordBody,
+        response: { 202: ForgotPasswordResponse },
+      },
+    },
+    async (request, reply) => {
+      const { mailed } = await passwordLinks.requestByEmail(request.body.email);
+      const message = mailed
+        ? 'If an account uses this address, a link to choose a new password is on its way'
+        : 'This service does not send e-mail; ask an administrator of your member for a link';
+      return reply.code(202).send(ok({ mailed }, message));
+    },
+  );
+
+  app.post(
+    '/api/v1/auth/password-reset/accept',
+    {
+      config: { checkOrigin: true, rateLimit: { max: 20, timeWindow: 60_000 } },
+      schema: {
+        tags,
+        summary: 'Choose a new password with a reset link; every session of the person ends',
+        body: ResetPasswordBody,
+        response: { 200: UserResponse },
+      },
+    },
+    async (request) => ok({ user: await passwordLinks.accept(request.body, String(request.id)) }, 'Password changed; sign in'),
   );
 };

@@ -7,8 +7,19 @@ export interface InvitationMail {
   inviter: string;
 }
 
+export interface PasswordResetMail {
+  to: string;
+  resetUrl: string;
+  expiresAt: Date;
+  /** The member the account belongs to: one address may have accounts at several. */
+  member: string;
+  /** Who asked: the person themselves, from the sign-in page, or an administrator. */
+  askedBy: 'self' | 'admin';
+}
+
 export interface Mailer {
   sendInvitation(mail: InvitationMail): Promise<void>;
+  sendPasswordReset(mail: PasswordResetMail): Promise<void>;
   close(): void;
 }
 
@@ -33,6 +44,26 @@ export function createMailer(smtpUrl: string | undefined, from: string): Mailer 
           '',
           `It expires at ${expiresAt.toISOString()}.`,
         ].join('\n'),
+      });
+    },
+    async sendPasswordReset({ to, resetUrl, expiresAt, member, askedBy }) {
+      await transport.sendMail({
+        from,
+        to,
+        subject: 'Choose a new Redflag password',
+        text: [
+          askedBy === 'self'
+            ? `Someone asked to reset the password of your Redflag account at ${member}.`
+            : `An administrator sent you a link to choose a new password for your Redflag account at ${member}.`,
+          '',
+          'Choose a new password here (the link works once):',
+          resetUrl,
+          '',
+          `It expires at ${expiresAt.toISOString()}. Your second factor, if you have one, is still needed to sign in.`,
+          askedBy === 'self' ? 'If you did not ask, ignore this e-mail: your password stays as it is.' : '',
+        ]
+          .join('\n')
+          .trimEnd(),
       });
     },
     close: () => transport.close(),

@@ -6,6 +6,7 @@ import type { Database } from '../../db/schema.js';
 import type { AsyncCommits } from '../../db/wal-flusher.js';
 import type { RedisLink } from '../../redis/redis-link.js';
 import { authRoutes } from './auth.routes.js';
+import type { PasswordLinksService } from './password-links.service.js';
 import { createSessionsService, type SessionsService } from './sessions.service.js';
 import { createSignInThrottle } from './sign-in-throttle.js';
 import { usersRoutes } from './users.routes.js';
@@ -51,12 +52,16 @@ export function cookieIsSecure(publicUrl: string): boolean {
   return !(url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname));
 }
 
-export async function registerUsers(app: FastifyInstance, deps: { people: People; users: UsersService; config: Config }) {
+export async function registerUsers(
+  app: FastifyInstance,
+  deps: { people: People; users: UsersService; passwordLinks: PasswordLinksService; config: Config },
+) {
   const { people } = deps;
   await app.register(authRoutes, {
     sessions: people.sessions,
     users: deps.users,
+    passwordLinks: deps.passwordLinks,
     cookie: { secure: cookieIsSecure(deps.config.publicUrl) },
   });
-  await app.register(usersRoutes, { users: deps.users });
+  await app.register(usersRoutes, { users: deps.users, passwordLinks: deps.passwordLinks });
 }

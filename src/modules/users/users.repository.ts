@@ -1,5 +1,5 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
-import type { Database, UsersTable } from '../../db/schema.js';
+import type { Database, LinkPurpose, UsersTable } from '../../db/schema.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 export type UserRow = Selectable<UsersTable>;
@@ -98,16 +98,28 @@ export async function updateUser(
     .executeTakeFirst();
 }
 
-export async function insertInvitation(db: Db, invitation: { user_id: string; token_hash: Buffer; expires_at: Date }) {
+export async function insertInvitation(
+  db: Db,
+  invitation: { user_id: string; token_hash: Buffer; expires_at: Date; purpose?: LinkPurpose; created_at?: Date },
+) {
   await db.insertInto('user_invitations').values(invitation).execute();
 }
 
-/** Marks the invitation used and returns its user, only if it was unused and unexpired: single use under races. */
-export async function consumeInvitation(db: Db, tokenHash: Buffer, now: Date): Promise<string | undefined> {
+/**
+ * Marks the link used and returns its user, only if it was unused, unexpired and of this purpose:
+ * single use under races.
+ */
+export async function consumeInvitation(
+  db: Db,
+  tokenHash: Buffer,
+  now: Date,
+  purpose: LinkPurpose = 'invitation',
+): Promise<string | undefined> {
   const row = await db
     .updateTable('user_invitations')
     .set({ accepted_at: now })
     .where('token_hash', '=', tokenHash)
+    .where('purpose', '=', purpose)
     .where('accepted_at', 'is', null)
     .where('expires_at', '>', now)
     .returning('user_id')
@@ -115,7 +127,7 @@ export async function consumeInvitation(db: Db, tokenHash: Buffer, now: Date): P
   return row?.user_id;
 }
 
-/** Earlier unused invitations of a user stop working when a new one is issued. */
+/** Earlier unused links of a user (invitations and password resets) stop working when a new one is issued. */
 export async function expireInvitations(db: Db, userId: string, now: Date): Promise<void> {
   await db
     .updateTable('user_invitations')
@@ -200,4 +212,17 @@ export async function activeAdminsLocked(
     .where('status', '=', 'active')
     .execute();
   return rows.map((r) => r.id);
+}
+
+/** Whether the user was sent a password reset link, still unused, since `since` (one e-mail per few minutes). */
+export async function hasRecentResetLink(db: Db, userId: string, since: Date): Promise<boolean> {
+  const row = await db
+    .selectFrom('user_invitations')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('purpose', '=', 'password_reset')
+    .where('accepted_at', 'is', null)
+    .where('created_at', '>', since)
+    .executeTakeFirst();
+  return row !== undefined;
 }

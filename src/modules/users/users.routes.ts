@@ -2,12 +2,14 @@ import { changeActorOf, companyOf, operatorOf } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { errorResponses } from '../../http/openapi.js';
 import type { RoutesPlugin } from '../../http/types.js';
+import type { PasswordLinksService } from './password-links.service.js';
 import {
   AdminUsersQuery,
   ChangeRoleBody,
   CompanyInviteBody,
   InvitationResponse,
   OperatorInviteBody,
+  PasswordLinkResponse,
   UserIdParams,
   UserResponse,
   UsersResponse,
@@ -18,8 +20,13 @@ const USERS = '/api/v1/external/users';
 const ADMIN_USERS = '/api/v1/admin/users';
 
 /** A company admin manages the company's users; an operator admin invites anyone and suspends anyone. */
-export const usersRoutes: RoutesPlugin<{ users: UsersService }> = async (app, { users }) => {
+export const usersRoutes: RoutesPlugin<{ users: UsersService; passwordLinks: PasswordLinksService }> = async (
+  app,
+  { users, passwordLinks },
+) => {
   const tags = ['users'];
+  const linkDescription =
+    'For a person who has not joined: a new invitation (earlier links stop working). For one who has: a single-use link to choose a new password (valid REDFLAG_PASSWORD_RESET_TTL_HOURS, 24 h); their second factor stays. E-mailed too when the service has SMTP. 409 for a suspended person.';
 
   app.get(
     USERS,
@@ -97,7 +104,43 @@ export const usersRoutes: RoutesPlugin<{ users: UsersService }> = async (app, { 
     },
   );
 
+  app.post(
+    `${USERS}/:userId/password-link`,
+    {
+      config: { auth: 'company' },
+      schema: {
+        tags,
+        summary: 'Send a person of the company a link to choose a password',
+        description: linkDescription,
+        params: UserIdParams,
+        response: { 201: PasswordLinkResponse, ...errorResponses(404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const { companyId } = companyOf(request);
+      const link = await passwordLinks.issue({ companyId }, request.params.userId, changeActorOf(request));
+      return reply.code(201).send(ok(link, 'Link created'));
+    },
+  );
+
   const adminTags = ['admin: users'];
+  app.post(
+    `${ADMIN_USERS}/:userId/password-link`,
+    {
+      config: { auth: 'operator' },
+      schema: {
+        tags: adminTags,
+        summary: 'Send any person a link to choose a password',
+        description: linkDescription,
+        params: UserIdParams,
+        response: { 201: PasswordLinkResponse, ...errorResponses(404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const link = await passwordLinks.issue({ everyone: true }, request.params.userId, changeActorOf(request));
+      return reply.code(201).send(ok(link, 'Link created'));
+    },
+  );
   app.get(
     ADMIN_USERS,
     {

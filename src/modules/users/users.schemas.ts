@@ -113,6 +113,35 @@ export const InvitationResponse = Envelope(
     user: User,
   }),
 );
+export const PasswordLinkResponse = Envelope(
+  Type.Object({
+    userId: Uuid,
+    kind: StringEnum(['invitation', 'password_reset'] as const, {
+      description:
+        'invitation: the person has not joined yet, and this is a new invitation (earlier links stop working); password_reset: a link to choose a new password',
+    }),
+    url: Type.String({ description: 'Single-use link to hand over; its token is stored only as a hash' }),
+    expiresAt: DateTime(),
+    emailed: Type.Boolean({ description: 'Whether it was also e-mailed (REDFLAG_SMTP_URL)' }),
+    user: User,
+  }),
+);
+export const ForgotPasswordBody = Type.Object({ email: Email }, { additionalProperties: false });
+export const ForgotPasswordResponse = Envelope(
+  Type.Object({
+    mailed: Type.Boolean({
+      description:
+        'Whether this service sends e-mail at all (not whether the address has an account): false means ask an administrator of your member for a link',
+    }),
+  }),
+);
+export const ResetPasswordBody = Type.Object(
+  {
+    token: Type.String({ minLength: 1, maxLength: 200, description: 'The `token` query parameter of the link' }),
+    password: Password,
+  },
+  { additionalProperties: false },
+);
 export const ChangeRoleBody = Type.Object(
   { role: StringEnum(['admin', 'analyst', 'viewer'] as const) },
   { additionalProperties: false },

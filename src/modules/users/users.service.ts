@@ -45,6 +45,13 @@ function scopeFilter(scope: UserScope) {
   return {};
 }
 
+/** A user the caller may manage, locked; anyone else's is the 404 of a random id. */
+export async function requireUserIn(db: Kysely<Database>, scope: UserScope, id: string) {
+  const row = isUuid(id) ? await repo.findUser(db, id.toLowerCase(), scopeFilter(scope), true) : undefined;
+  if (!row) throw AppError.notFound('User not found');
+  return row;
+}
+
 export function createUsersService(deps: {
   db: Kysely<Database>;
   publicUrl: string;
@@ -55,11 +62,7 @@ export function createUsersService(deps: {
 }) {
   const { db, now } = deps;
 
-  async function requireUser(scope: UserScope, id: string, trx: Kysely<Database> = db) {
-    const row = isUuid(id) ? await repo.findUser(trx, id.toLowerCase(), scopeFilter(scope), true) : undefined;
-    if (!row) throw AppError.notFound('User not found');
-    return row;
-  }
+  const requireUser = (scope: UserScope, id: string, trx: Kysely<Database> = db) => requireUserIn(trx, scope, id);
 
   /**
    * A member's own change never leaves it without an active admin: nobody could then manage its

@@ -56,4 +56,6 @@ export const webRoutes: RoutesPlugin<Record<never, never>> = async (app) => {
   // The invite link a person is handed (users.service.ts): the desk, which takes the token out of
   // the address bar at once and asks for a name and a password.
   app.get('/invitations/accept', { schema: { hide: true } }, (_request, reply) => pageHeaders(reply).sendFile('index.html'));
+  // A link to choose a new password (password-links.service.ts): the same, without the name.
+  app.get('/password-reset', { schema: { hide: true } }, (_request, reply) => pageHeaders(reply).sendFile('index.html'));
 };

@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { totpCode } from '../src/modules/users/totp.js';
+import {
+  accept,
+  createUser,
+  invite,
+  PASSWORD,
+  sessionHeaders,
+  signIn,
+  testClock,
+  tokenOf,
+  uniqueEmail,
+} from './helpers/people.js';
+import { createCompany, createOperator, key } from './helpers/principals.js';
+import { buildTestApp, type TestApp } from './helpers/test-app.js';
+
+const clock = testClock();
+const NEW_PASSWORD = 'another long and unusual passphrase';
+let t: TestApp;
+let company: Awaited<ReturnType<typeof createCompany>>;
+
+beforeAll(async () => {
+  t = await buildTestApp({ now: clock.now, config: { passwordResetTtlHours: 2 } });
+  company = await createCompany(t);
+});
+afterAll(() => t.close());
+
+const link = (apiKey: string, userId: string, side: 'external' | 'admin' = 'external') =>
+  t.app.inject({ method: 'POST', url: `/api/v1/${side}/users/${userId}/password-link`, headers: key(apiKey) });
+const reset = (token: string, password = NEW_PASSWORD) =>
+  t.app.inject({ method: 'POST', url: '/api/v1/auth/password-reset/accept', payload: { token, password } });
+const me = (headers: Record<string, string>) => t.app.inject({ url: '/api/v1/auth/me', headers });
+/** Sign-ins from addresses of their own: the auth routes allow 20 a minute per address. */
+let address = 0;
+const signInFrom = (email: string, password: string, totp?: string) =>
+  signIn(t, email, password, totp, `10.9.${Math.floor(++address / 200)}.${address % 200}`);
+
+describe("an administrator's link to choose a password", () => {
+  it('sets a new password once, ends every session, and keeps the second factor', async () => {
+    const person = await createUser(t, clock, { companyId: company.companyId }, 'admin');
+    const res = await link(company.apiKey, person.userId);
+    expect(res.statusCode, res.body).toBe(201);
+    const data = res.json().data;
+    expect(data).toMatchObject({ userId: person.userId, kind: 'password_reset', emailed: false });
+    expect(data.url).toMatch(/\/password-reset\?token=[A-Za-z0-9_-]+$/);
+    // Still signed in until the link is used; the link alone changes nothing.
+    expect((await me(person.headers)).statusCode).toBe(200);
+
+    const done = await reset(tokenOf(data.url));
+    expect(done.statusCode, done.body).toBe(200);
+    expect(done.json().data.user).toMatchObject({ id: person.userId, status: 'active', totpEnrolled: true });
+    expect((await me(person.headers)).statusCode).toBe(401);
+    expect((await reset(tokenOf(data.url))).json().data.code).toBe('LINK_INVALID');
+
+    expect((await signInFrom(person.email, PASSWORD)).statusCode).toBe(401);
+    const withoutCode = await signInFrom(person.email, NEW_PASSWORD);
+    expect(withoutCode.json().data.code).toBe('TOTP_REQUIRED');
+    clock.advance(30_000);
+    const withCode = await signInFrom(person.email, NEW_PASSWORD, totpCode(person.secret as string, clock.now()));
+    expect(withCode.statusCode, withCode.body).toBe(200);
+  });
+
+  it('sends a person who has not joined a new invitation, and the earlier one stops working', async () => {
+    const invited = await invite(t, { companyId: company.companyId }, 'viewer');
+    const res = await link(company.apiKey, invited.userId);
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().data.kind).toBe('invitation');
+    expect(res.json().data.url).toContain('/invitations/accept?token=');
+    expect((await accept(t, invited.token)).json().data.code).toBe('INVITATION_INVALID');
+    // An invitation's token does not reset a password, nor the reverse.
+    expect((await reset(tokenOf(res.json().data.url))).json().data.code).toBe('LINK_INVALID');
+    expect((await accept(t, tokenOf(res.json().data.url))).statusCode).toBe(200);
+    const active = await link(company.apiKey, invited.userId);
+    expect((await accept(t, tokenOf(active.json().data.url))).json().data.code).toBe('INVITATION_INVALID');
+  });
+
+  it('works for its time only, and a newer link ends the older one', async () => {
+    const person = await createUser(t, clock, { companyId: company.companyId }, 'analyst');
+    const first = tokenOf((await link(company.apiKey, person.userId)).json().data.url);
+    const second = tokenOf((await link(company.apiKey, person.userId)).json().data.url);
+    expect((await reset(first)).json().data.code).toBe('LINK_INVALID');
+    clock.advance(2 * 3_600_000 + 1_000);
+    expect((await reset(second)).json().data.code).toBe('LINK_INVALID');
+    expect((await signInFrom(person.email, PASSWORD)).statusCode).toBe(200);
+  });
+
+  it("is the company admin's and the operators': another company's person is a 404 like a random id, a suspended one 409", async () => {
+    const person = await createUser(t, clock, { companyId: company.companyId }, 'analyst');
+    const other = await createCompany(t);
+    const foreign = await link(other.apiKey, person.userId);
+    const random = await link(other.apiKey, '0b7f2c1e-3a4d-4e5f-8a6b-7c8d9e0f1a2b');
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json().message).toBe(random.json().message);
+    const analyst = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/external/users/${person.userId}/password-link`,
+      headers: person.headers,
+    });
+    expect(analyst.statusCode).toBe(403);
+
+    const operator = await createOperator(t);
+    expect((await link(operator.apiKey, person.userId, 'admin')).statusCode).toBe(201);
+    await t.app.inject({ method: 'POST', url: `/api/v1/admin/users/${person.userId}/suspend`, headers: key(operator.apiKey) });
+    const suspended = await link(company.apiKey, person.userId);
+    expect(suspended.statusCode).toBe(409);
+    expect(suspended.json().message).toContain('suspended');
+
+    const trail = await t.app.inject({
+      url: '/api/v1/external/audit?action=user_password_link&limit=100',
+      headers: key(company.apiKey),
+    });
+    expect(trail.json().data.data.map((row: { subjectId: string }) => row.subjectId)).toContain(person.userId);
+  });
+
+  it('refuses a weak password with the field named, and the link still works after', async () => {
+    const person = await createUser(t, clock, { companyId: company.companyId }, 'viewer');
+    const token = tokenOf((await link(company.apiKey, person.userId)).json().data.url);
+    const weak = await reset(token, 'password');
+    expect(weak.statusCode).toBe(400);
+    expect(weak.json().data.errors[0].field).toBe('password');
+    expect((await reset(token)).statusCode).toBe(200);
+    const trail = await t.app.inject({
+      url: '/api/v1/external/audit?action=user_password_reset&limit=100',
+      headers: key(company.apiKey),
+    });
+    expect(trail.json().data.data).toEqual(
+      expect.arrayContaining([expect.objectContaining({ subjectId: person.userId, userId: person.userId })]),
+    );
+  });
+});
+
+describe('forgot my password, on a service without e-mail', () => {
+  it('answers 202 alike for any address, sends nothing, and says to ask an administrator', async () => {
+    const person = await createUser(t, clock, { companyId: company.companyId }, 'viewer');
+    const ask = (email: string) => t.app.inject({ method: 'POST', url: '/api/v1/auth/password-reset', payload: { email } });
+    const known = await ask(person.email);
+    const unknown = await ask(uniqueEmail('nobody'));
+    expect(known.statusCode).toBe(202);
+    expect(known.json()).toEqual(unknown.json());
+    expect(known.json().data).toEqual({ mailed: false });
+    expect(known.json().message).toContain('ask an administrator');
+    const links = await t.database.db
+      .selectFrom('user_invitations')
+      .select('id')
+      .where('user_id', '=', person.userId)
+      .where('purpose', '=', 'password_reset')
+      .execute();
+    expect(links).toEqual([]);
+    const bad = await ask('not an address');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().data.errors[0].field).toBe('email');
+    expect((await me(sessionHeaders(t, person.cookie))).statusCode).toBe(200);
+  });
+});
