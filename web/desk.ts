@@ -56,7 +56,9 @@ const LOADERS = {
   companies: loadCompanies,
   safelist: loadSafelist,
 } satisfies Record<string, (() => Promise<void>) | undefined>;
-const VIEWS = ['sign-in', 'accept', 'enrol', ...(Object.keys(LOADERS) as (keyof typeof LOADERS)[])] as const;
+/** The pages before sign-in: no menu. */
+const SIGNED_OUT_VIEWS = ['sign-in', 'forgot', 'reset', 'accept', 'enrol'] as const;
+const VIEWS = [...SIGNED_OUT_VIEWS, ...(Object.keys(LOADERS) as (keyof typeof LOADERS)[])] as const;
 type View = (typeof VIEWS)[number];
 const notice = byId('notice');
 
@@ -64,7 +66,7 @@ function show(view: View): void {
   for (const v of VIEWS) byId(`view-${v}`).hidden = v !== view;
   // The tab, the history list and a screen reader's window list name the page, not only the desk.
   document.title = `${byId(`view-${view}`).querySelector('h1')?.textContent?.trim() || 'Redflag'} — Redflag desk`;
-  byId('nav').hidden = view === 'sign-in' || view === 'accept' || view === 'enrol';
+  byId('nav').hidden = (SIGNED_OUT_VIEWS as readonly string[]).includes(view);
   // The page shown is marked in the menu, for screen readers as for the eye.
   for (const button of document.querySelectorAll<HTMLElement>('[data-view]')) {
     if (button.dataset.view === view) {
@@ -121,10 +123,12 @@ function setSide(user: { id: string; companyId: string | null; role: string }, m
 }
 
 /**
- * An invite link (`/invitations/accept?token=…`): the token is kept in memory only and taken out of
- * the address bar and the history at once, so it is not left behind on a shared computer.
+ * An invite link (`/invitations/accept?token=…`) or a link to choose a new password
+ * (`/password-reset?token=…`): the token is kept in memory only and taken out of the address bar
+ * and the history at once, so it is not left behind on a shared computer.
  */
 let invitationToken = '';
+let resetToken = '';
 
 async function start(): Promise<void> {
   try {
@@ -139,12 +143,22 @@ async function start(): Promise<void> {
     if (invitationToken) return show('accept');
     notice.textContent = 'This invitation link is incomplete. Ask your administrator for a new one.';
   }
+  if (location.pathname === '/password-reset') {
+    resetToken = new URLSearchParams(location.search).get('token') ?? '';
+    history.replaceState(null, '', '/');
+    if (resetToken) return show('reset');
+    notice.textContent = 'This link is incomplete. Ask for a new one below, or ask your administrator.';
+    return show('forgot');
+  }
   const { data } = await api.GET('/api/v1/auth/me');
   if (!data) return show('sign-in');
   setSide(data.data.user, data.data.member);
   if (data.data.totpEnrolmentRequired) return enrol();
   openFirstPage();
 }
+
+/** The machine code of a failed answer (`data.code`), if it has one. */
+const errorCode = (error: unknown) => (error as { data?: { code?: string } } | undefined)?.data?.code;
 
 // Sign-in: e-mail and password, then the code when the service asks for it.
 onSubmitOnce(byId<HTMLFormElement>('sign-in-form'), async (event) => {
@@ -176,7 +190,7 @@ onSubmitOnce(byId<HTMLFormElement>('sign-in-form'), async (event) => {
     forgetMemberChoice();
     return data.data.totpEnrolmentRequired ? enrol() : openFirstPage();
   }
-  const code = (error as { data?: { code?: string } } | undefined)?.data?.code;
+  const code = errorCode(error);
   if (code === 'MEMBER_CHOICE_REQUIRED') {
     offerMembers((error as { data: { members?: MemberChoice[] } }).data.members ?? []);
     // A question, not a failure: said in the page's ordinary tone.
@@ -253,11 +267,60 @@ onSubmitOnce(byId<HTMLFormElement>('accept-form'), async (event) => {
       password: byId<HTMLInputElement>('accept-password').value,
     },
   });
+  if (errorCode(error) === 'INVITATION_INVALID') {
+    // Used, expired or replaced: the form cannot help; say what can.
+    invitationToken = '';
+    notice.textContent =
+      'This invitation has already been used or has expired. If you joined already, sign in below. If not, ask your administrator to send you a new invitation from the Team page.';
+    show('sign-in');
+    return;
+  }
   if (!data) return showFieldErrors(byId('accept-form'), error, byId('accept-message'));
   invitationToken = '';
   byId<HTMLInputElement>('accept-password').value = '';
   byId<HTMLInputElement>('email').value = data.data.user.email;
   notice.textContent = 'You have joined. Sign in with your e-mail address and the password you chose.';
+  show('sign-in');
+  byId('password').focus();
+});
+
+// Forgot the password: a link by e-mail, where the service sends e-mail; else the administrator's.
+byId('forgot-open').addEventListener('click', () => {
+  byId<HTMLInputElement>('forgot-email').value = byId<HTMLInputElement>('email').value;
+  notice.textContent = '';
+  show('forgot');
+});
+byId('forgot-back').addEventListener('click', () => show('sign-in'));
+onSubmitOnce(byId<HTMLFormElement>('forgot-form'), async (event) => {
+  event.preventDefault();
+  const message = byId('forgot-message');
+  const { data, error } = await api.POST('/api/v1/auth/password-reset', {
+    body: { email: byId<HTMLInputElement>('forgot-email').value },
+  });
+  if (!data) return showFieldErrors(byId('forgot-form'), error, message);
+  message.textContent = data.data.mailed
+    ? 'If an account uses this address, an e-mail with a link is on its way. The link works once, for a day. Check your spam folder if it does not come.'
+    : 'This service does not send e-mail. Ask an administrator of your member to send you a link from the Team page.';
+});
+
+// A link to choose a new password: the password, then the usual sign-in.
+onSubmitOnce(byId<HTMLFormElement>('reset-form'), async (event) => {
+  event.preventDefault();
+  const { data, error } = await api.POST('/api/v1/auth/password-reset/accept', {
+    body: { token: resetToken, password: byId<HTMLInputElement>('reset-password').value },
+  });
+  if (errorCode(error) === 'LINK_INVALID') {
+    resetToken = '';
+    byId<HTMLInputElement>('reset-password').value = '';
+    notice.textContent = 'This link has already been used or has expired. Ask for a new one below.';
+    show('forgot');
+    return;
+  }
+  if (!data) return showFieldErrors(byId('reset-form'), error, byId('reset-message'));
+  resetToken = '';
+  byId<HTMLInputElement>('reset-password').value = '';
+  byId<HTMLInputElement>('email').value = data.data.user.email;
+  notice.textContent = 'Your new password is set. Sign in with it.';
   show('sign-in');
   byId('password').focus();
 });

@@ -1,0 +1,98 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accept, createUser, invite, testClock, tokenOf } from '../helpers/people.js';
+import { createCompany, key } from '../helpers/principals.js';
+import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { fitsWidth, hasChromium, launchChromium, screenshot, seriousViolations } from './browser.js';
+
+const PORT = 4808;
+const base = `http://127.0.0.1:${PORT}`;
+const clock = testClock(Date.now());
+const NEW_PASSWORD = 'a fresh and memorable passphrase';
+let t: TestApp;
+let browser: Browser;
+let page: Page;
+let company: Awaited<ReturnType<typeof createCompany>>;
+
+/** What the notice at the top of the desk says once it says something. */
+const notice = () => page.textContent('#notice');
+
+describe.skipIf(!hasChromium)('links to choose a password, in the desk at 360 px', () => {
+  beforeAll(async () => {
+    t = await buildTestApp({ config: { publicUrl: base }, now: clock.now });
+    await t.app.listen({ port: PORT, host: '127.0.0.1' });
+    company = await createCompany(t);
+    browser = await launchChromium();
+    page = await (await browser.newContext({ viewport: { width: 360, height: 780 } })).newPage();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('"Forgot your password?" keeps the address typed and, without e-mail, says to ask an administrator', async () => {
+    await page.goto(base);
+    await page.fill('#email', 'ada.obi@bank.example');
+    await page.getByRole('button', { name: 'Forgot your password?' }).click();
+    expect(await page.isVisible('#view-forgot')).toBe(true);
+    expect(await page.inputValue('#forgot-email')).toBe('ada.obi@bank.example');
+    await page.getByRole('button', { name: 'Send me a link' }).click();
+    await expect.poll(() => page.textContent('#forgot-message')).toContain('Ask an administrator of your member');
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
+    await page.getByRole('button', { name: 'Back to sign-in' }).click();
+    expect(await page.isVisible('#view-sign-in')).toBe(true);
+  });
+
+  it("an administrator's link: the token leaves the address bar, a weak password is refused, the new one signs in; the link works once", async () => {
+    const person = await createUser(t, clock, { companyId: company.companyId }, 'analyst');
+    const link = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/external/users/${person.userId}/password-link`,
+      headers: key(company.apiKey),
+    });
+    const url = new URL(link.json().data.url);
+    await page.goto(`${base}${url.pathname}${url.search}`);
+    await page.waitForSelector('#view-reset', { state: 'visible' });
+    expect(new URL(page.url()).search).toBe('');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('reset-password');
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
+    await screenshot(page, 'password-reset');
+
+    await page.fill('#reset-password', 'password');
+    await page.getByRole('button', { name: 'Set my password' }).click();
+    await expect.poll(() => page.getAttribute('#reset-password', 'aria-invalid')).toBe('true');
+    await page.fill('#reset-password', NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Set my password' }).click();
+    await expect.poll(notice).toContain('Your new password is set');
+    expect(await page.inputValue('#email')).toBe(person.email);
+    await page.fill('#password', NEW_PASSWORD);
+    await page.click('#sign-in-form button[type=submit]');
+    await page.waitForSelector('#view-search', { state: 'visible' });
+
+    // The same link again, in a fresh tab: it says so and offers a new one.
+    const again = await (await browser.newContext({ viewport: { width: 360, height: 780 } })).newPage();
+    await again.goto(`${base}${url.pathname}${url.search}`);
+    await again.fill('#reset-password', 'yet another long passphrase');
+    await again.getByRole('button', { name: 'Set my password' }).click();
+    await expect.poll(() => again.textContent('#notice')).toContain('already been used or has expired');
+    expect(await again.isVisible('#view-forgot')).toBe(true);
+    await again.close();
+  });
+
+  it('a used invitation says what to do instead of failing in its form', async () => {
+    const invited = await invite(t, { companyId: company.companyId }, 'viewer');
+    expect((await accept(t, tokenOf(invited.inviteUrl))).statusCode).toBe(200);
+    const fresh = await (await browser.newContext({ viewport: { width: 360, height: 780 } })).newPage();
+    const url = new URL(invited.inviteUrl);
+    await fresh.goto(`${base}${url.pathname}${url.search}`);
+    await fresh.fill('#accept-name', 'Ada Obi');
+    await fresh.fill('#accept-password', NEW_PASSWORD);
+    await fresh.getByRole('button', { name: 'Join' }).click();
+    await expect.poll(() => fresh.textContent('#notice')).toContain('If you joined already, sign in below');
+    expect(await fresh.isVisible('#view-sign-in')).toBe(true);
+    expect(await seriousViolations(fresh)).toEqual([]);
+    await fresh.close();
+  });
+});
