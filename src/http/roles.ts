@@ -49,6 +49,7 @@ export const ROUTE_ROLES: Readonly<Record<string, readonly UserRole[]>> = {
   'PATCH /api/v1/external/users/:userId': COMPANY_ADMIN,
   'DELETE /api/v1/external/users/:userId': COMPANY_ADMIN,
   'POST /api/v1/external/users/:userId/password-link': COMPANY_ADMIN,
+  'POST /api/v1/external/users/:userId/second-factor/reset': COMPANY_ADMIN,
 
   'GET /api/v1/admin/public-reports': MODERATOR,
   'GET /api/v1/admin/public-reports/:id': MODERATOR,
@@ -117,6 +118,7 @@ export const ROUTE_ROLES: Readonly<Record<string, readonly UserRole[]>> = {
   'POST /api/v1/admin/users/:userId/suspend': OPERATOR_ADMIN,
   'POST /api/v1/admin/users/:userId/activate': OPERATOR_ADMIN,
   'POST /api/v1/admin/users/:userId/password-link': OPERATOR_ADMIN,
+  'POST /api/v1/admin/users/:userId/second-factor/reset': OPERATOR_ADMIN,
 };
 
 export function roleMayCall(method: string, url: string, role: UserRole): boolean {

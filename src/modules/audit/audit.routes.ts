@@ -51,7 +51,7 @@ const AuditEvent = Type.Object({
   reportId: Type.Union([Type.String(), Type.Null()]),
   subjectId: Type.Union([Type.String(), Type.Null()], {
     description:
-      "What an administrative change was made to: the company's API key (key_issue, key_rotate, key_revoke), user (user_invite, user_role, user_remove) or webhook endpoint (webhook_create, webhook_change, webhook_remove, webhook_secret); the screening job a customer file started (screening_start); null otherwise",
+      "What an administrative change was made to: the company's API key (key_issue, key_rotate, key_revoke), user (user_invite, user_role, user_remove, user_password_link, user_password_reset, user_totp_reset) or webhook endpoint (webhook_create, webhook_change, webhook_remove, webhook_secret); the screening job a customer file started (screening_start); null otherwise",
   }),
   resultCount: Type.Union([Type.Integer(), Type.Null()]),
   requestId: Type.Union([Type.String(), Type.Null()], {

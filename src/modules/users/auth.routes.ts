@@ -12,6 +12,7 @@ import {
   ForgotPasswordBody,
   ForgotPasswordResponse,
   MeResponse,
+  RecoveryCodesResponse,
   ResetPasswordBody,
   SignInBody,
   SignInResponse,
@@ -140,6 +141,24 @@ export const authRoutes: RoutesPlugin<{
       },
     },
     async (request) => ok(await sessions.confirmTotp(sessionUserOf(request).userId, request.body.code), 'Second factor enrolled'),
+  );
+
+  app.post(
+    '/api/v1/auth/recovery-codes',
+    {
+      config: { auth: 'session' },
+      schema: {
+        tags,
+        summary: 'New recovery codes, shown once; the earlier ones stop working',
+        description:
+          'Needs the current 6-digit code from the authenticator app (not a recovery code). Wrong codes are counted for the user: five in 15 minutes, then 429.',
+        security: session,
+        body: TotpConfirmBody,
+        response: { 200: RecoveryCodesResponse, ...errorResponses(409) },
+      },
+    },
+    async (request) =>
+      ok(await sessions.newRecoveryCodes(sessionUserOf(request).userId, request.body.code), 'New recovery codes made'),
   );
 
   app.post(

@@ -262,6 +262,36 @@ export function createSessionsService(deps: {
     },
 
     /**
+     * New recovery codes, shown this once; the earlier ones stop working. Asks for a code from the
+     * authenticator app (not a recovery code): a session alone, left open or stolen, must not mint
+     * codes that outlive it. Wrong codes are counted for the user, as wrong passwords are.
+     */
+    async newRecoveryCodes(userId: string, code: string): Promise<{ recoveryCodes: string[] }> {
+      const user = await requireActiveUser(userId);
+      if (!user.totp_confirmed_at) throw new AppError('INVALID_STATE', 'No second factor is set up; set one up first');
+      const retryAfter = await throttle.userRetryAfter(user.id);
+      if (retryAfter !== undefined) {
+        throw new AppError('RATE_LIMITED', `Too many wrong codes; retry in ${retryAfter} s`, { retryAfter });
+      }
+      if (!/^\d{6}$/.test(code.trim())) {
+        throw AppError.validation([{ field: 'code', message: 'must be the 6 digits your authenticator app shows now' }]);
+      }
+      if (!(await secondFactorOk(user, code))) {
+        await throttle.recordUserFailure(user.id);
+        throw AppError.validation([{ field: 'code', message: 'is wrong or has already been used' }]);
+      }
+      const recoveryCodes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
+      await db.transaction().execute((trx) =>
+        repo.replaceRecoveryCodes(
+          trx,
+          user.id,
+          recoveryCodes.map((c) => hashToken(normalizeRecoveryCode(c))),
+        ),
+      );
+      return { recoveryCodes };
+    },
+
+    /**
      * A new password ends every session of the user, this one included. Wrong current passwords are
      * counted for the user (five in the sign-in window, then 429): a session left open, or stolen,
      * must not be a way to guess the password without limit.

@@ -137,6 +137,16 @@ export async function expireInvitations(db: Db, userId: string, now: Date): Prom
     .execute();
 }
 
+/** Takes the second factor away: secret, replay guard and recovery codes (an administrator's reset). */
+export async function clearSecondFactor(db: Transaction<Database>, userId: string): Promise<void> {
+  await db.deleteFrom('user_recovery_codes').where('user_id', '=', userId).execute();
+  await db
+    .updateTable('users')
+    .set({ totp_secret_token: null, totp_confirmed_at: null, totp_last_step: null, updated_at: new Date() })
+    .where('id', '=', userId)
+    .execute();
+}
+
 export async function replaceRecoveryCodes(db: Transaction<Database>, userId: string, hashes: Buffer[]): Promise<void> {
   await db.deleteFrom('user_recovery_codes').where('user_id', '=', userId).execute();
   await db

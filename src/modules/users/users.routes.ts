@@ -25,6 +25,8 @@ export const usersRoutes: RoutesPlugin<{ users: UsersService; passwordLinks: Pas
   { users, passwordLinks },
 ) => {
   const tags = ['users'];
+  const secondFactorDescription =
+    'Their authenticator secret and recovery codes are deleted and every session ends; at the next sign-in the password alone lets them set up a new second factor. Not for oneself (409): another admin does it. 409 when the person has none. Audited as user_totp_reset.';
   const linkDescription =
     'For a person who has not joined: a new invitation (earlier links stop working). For one who has: a single-use link to choose a new password (valid REDFLAG_PASSWORD_RESET_TTL_HOURS, 24 h); their second factor stays. E-mailed too when the service has SMTP. 409 for a suspended person.';
 
@@ -123,7 +125,48 @@ export const usersRoutes: RoutesPlugin<{ users: UsersService; passwordLinks: Pas
     },
   );
 
+  app.post(
+    `${USERS}/:userId/second-factor/reset`,
+    {
+      config: { auth: 'company' },
+      schema: {
+        tags,
+        summary: "Take away a person's second factor (a lost phone); they set up a new one at their next sign-in",
+        description: secondFactorDescription,
+        params: UserIdParams,
+        response: { 200: UserResponse, ...errorResponses(404, 409) },
+      },
+    },
+    async (request) => {
+      const { companyId, user } = companyOf(request);
+      const reset = await users.resetSecondFactor({ companyId }, request.params.userId, user?.userId, changeActorOf(request));
+      return ok({ user: reset }, 'Second factor reset');
+    },
+  );
+
   const adminTags = ['admin: users'];
+  app.post(
+    `${ADMIN_USERS}/:userId/second-factor/reset`,
+    {
+      config: { auth: 'operator' },
+      schema: {
+        tags: adminTags,
+        summary: "Take away any person's second factor (a lost phone); they set up a new one at their next sign-in",
+        description: secondFactorDescription,
+        params: UserIdParams,
+        response: { 200: UserResponse, ...errorResponses(404, 409) },
+      },
+    },
+    async (request) => {
+      const reset = await users.resetSecondFactor(
+        { everyone: true },
+        request.params.userId,
+        operatorOf(request).user?.userId,
+        changeActorOf(request),
+      );
+      return ok({ user: reset }, 'Second factor reset');
+    },
+  );
   app.post(
     `${ADMIN_USERS}/:userId/password-link`,
     {

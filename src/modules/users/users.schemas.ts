@@ -77,6 +77,14 @@ export const TotpConfirmResponse = Envelope(
   }),
 );
 
+export const RecoveryCodesResponse = Envelope(
+  Type.Object({
+    recoveryCodes: Type.Array(Type.String(), {
+      description: 'Each works once in place of a code; shown this once. The earlier codes no longer work',
+    }),
+  }),
+);
+
 export const ChangePasswordBody = Type.Object(
   { currentPassword: Password, newPassword: Password },
   { additionalProperties: false },

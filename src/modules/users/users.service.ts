@@ -203,6 +203,24 @@ export function createUsersService(deps: {
       });
     },
 
+    /**
+     * A person who lost their authenticator app and their recovery codes: their second factor is
+     * taken away and every session ends; at the next sign-in the password alone lets them set up a
+     * new one, as on their first day. Never one's own (a session alone must not remove the factor
+     * that guards it): another admin does it.
+     */
+    async resetSecondFactor(scope: UserScope, id: string, actorId?: string, actor?: ChangeActor): Promise<UserView> {
+      return db.transaction().execute(async (trx) => {
+        const row = await requireUser(scope, id, trx);
+        if (row.id === actorId) throw new AppError('INVALID_STATE', 'You cannot reset your own second factor; ask another admin');
+        if (!row.totp_confirmed_at) throw new AppError('INVALID_STATE', 'This person has no second factor set up');
+        await repo.clearSecondFactor(trx, row.id);
+        await deleteUserSessions(trx, row.id);
+        await recordChange(trx, actor, { companyId: row.company_id, action: 'user_totp_reset', subjectId: row.id });
+        return toUserView((await repo.findUser(trx, row.id)) as repo.UserRow);
+      });
+    },
+
     async setSuspended(id: string, suspended: boolean, actor?: ChangeActor): Promise<UserView> {
       return db.transaction().execute(async (trx) => {
         const row = await requireUser({ everyone: true }, id, trx);
