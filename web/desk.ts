@@ -1,4 +1,6 @@
 // The desk at /: sign-in with the second factor, search, file a report. Talks to the service only through the typed client.
+
+import { initAccount, loadAccount } from './account.js';
 import {
   api,
   byId,
@@ -42,6 +44,7 @@ import { initWebhooks, loadWebhooks } from './webhooks.js';
 // Each page and what it loads when opened.
 const LOADERS = {
   search: undefined,
+  account: loadAccount,
   file: undefined,
   submissions: loadSubmissions,
   moderation: loadQueue,
@@ -520,6 +523,7 @@ onSubmitOnce(byId<HTMLFormElement>('file-form'), async (event) => {
   byId('file-message').focus();
 });
 
+initAccount({ endSession, enrol });
 initSubmissions();
 initModeration();
 initReviews();

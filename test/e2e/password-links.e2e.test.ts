@@ -1,9 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accept, createUser, invite, testClock, tokenOf } from '../helpers/people.js';
+import { totpCode } from '../../src/modules/users/totp.js';
+import { accept, createUser, invite, PASSWORD, testClock, tokenOf } from '../helpers/people.js';
 import { createCompany, key } from '../helpers/principals.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
-import { fitsWidth, hasChromium, launchChromium, screenshot, seriousViolations } from './browser.js';
+import { fitsWidth, hasChromium, launchChromium, screenshot, seriousViolations, signedInPhonePage } from './browser.js';
 
 const PORT = 4808;
 const base = `http://127.0.0.1:${PORT}`;
@@ -17,7 +18,7 @@ let company: Awaited<ReturnType<typeof createCompany>>;
 /** What the notice at the top of the desk says once it says something. */
 const notice = () => page.textContent('#notice');
 
-describe.skipIf(!hasChromium)('links to choose a password, in the desk at 360 px', () => {
+describe.skipIf(!hasChromium)('passwords and second factors, in the desk at 360 px', () => {
   beforeAll(async () => {
     t = await buildTestApp({ config: { publicUrl: base }, now: clock.now });
     await t.app.listen({ port: PORT, host: '127.0.0.1' });
@@ -93,6 +94,54 @@ describe.skipIf(!hasChromium)('links to choose a password, in the desk at 360 px
     await expect.poll(() => fresh.textContent('#notice')).toContain('If you joined already, sign in below');
     expect(await fresh.isVisible('#view-sign-in')).toBe(true);
     expect(await seriousViolations(fresh)).toEqual([]);
+    await fresh.close();
+  });
+
+  it('"Your account": who one is, new recovery codes with a code from the app, and a new password that signs out', async () => {
+    const person = await createUser(t, clock, { companyId: company.companyId }, 'admin');
+    const signedIn = await signedInPhonePage(base, person, clock.now);
+    const mine = signedIn.page;
+    try {
+      await mine.getByRole('button', { name: 'Your account' }).click();
+      await expect.poll(() => mine.textContent('#account-facts')).toContain(person.email);
+      expect(await mine.textContent('#account-facts')).toContain('Set up (authenticator app)');
+      expect(await mine.isVisible('#totp-setup-box')).toBe(false);
+      expect(await seriousViolations(mine)).toEqual([]);
+      expect(await fitsWidth(mine)).toBe(true);
+
+      clock.advance(30_000);
+      await mine.fill('#new-codes-code', totpCode(person.secret as string, clock.now()));
+      await mine.getByRole('button', { name: 'Make new recovery codes' }).click();
+      await expect.poll(() => mine.locator('#new-codes-list li').count()).toBe(10);
+      await screenshot(mine, 'account');
+
+      await mine.fill('#current-password', 'not my password at all');
+      await mine.fill('#new-password', NEW_PASSWORD);
+      await mine.getByRole('button', { name: 'Change password' }).click();
+      await expect.poll(() => mine.textContent('#password-message')).toContain('current password is wrong');
+      await mine.fill('#current-password', PASSWORD);
+      await mine.getByRole('button', { name: 'Change password' }).click();
+      await expect.poll(() => mine.textContent('#notice')).toContain('Your password is changed');
+      expect(await mine.isVisible('#view-sign-in')).toBe(true);
+    } finally {
+      await signedIn.browser.close();
+    }
+  });
+
+  it('a person without a second factor is offered one on their account page', async () => {
+    const analyst = await createUser(t, clock, { companyId: company.companyId }, 'analyst');
+    const fresh = await (await browser.newContext({ viewport: { width: 360, height: 780 } })).newPage();
+    await fresh.goto(base);
+    await fresh.fill('#email', analyst.email);
+    await fresh.fill('#password', PASSWORD);
+    await fresh.click('#sign-in-form button[type=submit]');
+    await fresh.waitForSelector('#view-search', { state: 'visible' });
+    await fresh.getByRole('button', { name: 'Your account' }).click();
+    await expect.poll(() => fresh.textContent('#account-facts')).toContain('Not set up');
+    expect(await fresh.isVisible('#recovery-box')).toBe(false);
+    await fresh.getByRole('button', { name: 'Set up a second factor' }).click();
+    await expect.poll(() => fresh.textContent('#totp-secret')).not.toBe('');
+    expect(await fresh.isVisible('#view-enrol')).toBe(true);
     await fresh.close();
   });
 });

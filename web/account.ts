@@ -1,0 +1,69 @@
+// The person's own account: who they are, their password, their recovery codes, their second factor.
+import { api, byId, clearFieldErrors, factPairs, onClickOnce, onSubmitOnce, showFieldErrors, tell } from './common.js';
+
+const ROLE_NAMES: Record<string, string> = {
+  admin: 'Administrator',
+  analyst: 'Analyst',
+  viewer: 'Viewer',
+  moderator: 'Moderator',
+};
+
+/** What the page needs of the desk: ending the session (a new password does), and the enrolment page. */
+let desk: { endSession(reason: string): void; enrol(): Promise<void> };
+
+export async function loadAccount(): Promise<void> {
+  const facts = byId('account-facts');
+  const { data } = await api.GET('/api/v1/auth/me');
+  if (!data) {
+    facts.replaceChildren(...factPairs([['Account', 'Could not be loaded. Try again in a moment.']]));
+    return;
+  }
+  const { user, member } = data.data;
+  facts.replaceChildren(
+    ...factPairs([
+      ['Name', user.name ?? '—'],
+      ['E-mail', user.email],
+      ['Member', member.name],
+      ['Role', ROLE_NAMES[user.role] ?? user.role],
+      ['Second factor', user.totpEnrolled ? 'Set up (authenticator app)' : 'Not set up'],
+    ]),
+  );
+  byId('recovery-box').hidden = !user.totpEnrolled;
+  byId('totp-setup-box').hidden = user.totpEnrolled;
+}
+
+export function initAccount(deps: typeof desk): void {
+  desk = deps;
+
+  onSubmitOnce(byId<HTMLFormElement>('password-form'), async (event) => {
+    event.preventDefault();
+    const form = byId('password-form');
+    clearFieldErrors(form);
+    const { data, error } = await api.POST('/api/v1/auth/password', {
+      body: {
+        currentPassword: byId<HTMLInputElement>('current-password').value,
+        newPassword: byId<HTMLInputElement>('new-password').value,
+      },
+    });
+    if (!data) return showFieldErrors(form, error, byId('password-message'));
+    // The service ended every session, this one too: the desk starts again at sign-in.
+    desk.endSession('Your password is changed, and you are signed out everywhere. Sign in with the new one.');
+  });
+
+  onSubmitOnce(byId<HTMLFormElement>('new-codes-form'), async (event) => {
+    event.preventDefault();
+    const form = byId('new-codes-form');
+    clearFieldErrors(form);
+    const field = byId<HTMLInputElement>('new-codes-code');
+    const { data, error } = await api.POST('/api/v1/auth/recovery-codes', { body: { code: field.value.trim() } });
+    if (!data) return showFieldErrors(form, error, byId('new-codes-message'));
+    field.value = '';
+    byId('new-codes-list').replaceChildren(
+      ...data.data.recoveryCodes.map((code) => Object.assign(document.createElement('li'), { textContent: code })),
+    );
+    byId('new-codes').hidden = false;
+    tell(byId('new-codes-message'), 'New recovery codes made; the old ones no longer work.');
+  });
+
+  onClickOnce(byId('totp-setup'), () => desk.enrol());
+}
