@@ -108,13 +108,19 @@ export function actionButton(text: string, label: string, run: () => Promise<voi
   return b;
 }
 
+/**
+ * A text's length as the service counts it (trimmed-text.ts): characters that take no room do not
+ * count, and blanks alone are nothing.
+ */
+export function countedLength(value: string): number {
+  const text = value.trim();
+  return text.replace(/[\s\p{Z}\p{Cc}\p{Cf}]/gu, '') === '' ? 0 : [...text.replace(/[^\P{Cc}\t\n\r]|\p{Cf}/gu, '')].length;
+}
+
 /** Live "n / max characters" under a text area, with its limits in words. */
 export function characterCount(area: HTMLTextAreaElement, out: HTMLElement, min: number, max: number): void {
   const update = () => {
-    // Counted as the service counts (trimmed-text.ts): characters that take no room do not count,
-    // and blanks alone are nothing.
-    const text = area.value.trim();
-    const n = text.replace(/[\s\p{Z}\p{Cc}\p{Cf}]/gu, '') === '' ? 0 : [...text.replace(/[^\P{Cc}\t\n\r]|\p{Cf}/gu, '')].length;
+    const n = countedLength(area.value);
     out.textContent =
       n < min
         ? `${n} characters — at least ${min - n} more needed`
@@ -203,7 +209,10 @@ export function onClickOnce(button: HTMLElement, handler: () => Promise<unknown>
     const at = list && item ? [...list.children].indexOf(item) : -1;
     // Which of the item's buttons it was: after "Pause" the keyboard is on "Resume", not the first button.
     const nth = item ? [...item.querySelectorAll('button')].indexOf(button as HTMLButtonElement) : 0;
-    const heading = button.closest('section')?.querySelector<HTMLElement>('h1');
+    // The page's heading: a table's scrolling box is a section too, without one.
+    let section = button.closest('section');
+    while (section && !section.querySelector(':scope > h1')) section = section.parentElement?.closest('section') ?? null;
+    const heading = section?.querySelector<HTMLElement>(':scope > h1');
     void Promise.resolve()
       .then(handler)
       .finally(() => {

@@ -14,6 +14,7 @@ import {
   showFieldErrors,
   tell,
 } from './common.js';
+import { confirmAction } from './confirm.js';
 
 const cell = (text: string) => Object.assign(document.createElement('td'), { textContent: text });
 const date = dayText;
@@ -45,9 +46,12 @@ export async function loadCompanies(): Promise<void> {
       actions.append(
         c.status === 'active'
           ? actionButton('Suspend', `Suspend ${c.businessName}`, async () => {
-              if (window.confirm(`Suspend ${c.businessName}? Its keys and users stop working at once.`)) {
-                await act('suspend', 'is suspended: its keys and users no longer work')();
-              }
+              const sure = await confirmAction({
+                title: `Suspend ${c.businessName}?`,
+                body: 'Its API keys and its people stop working at once, until the company is reactivated.',
+                confirmLabel: 'Suspend company',
+              });
+              if (sure) await act('suspend', 'is suspended: its keys and users no longer work')();
             })
           : actionButton('Reactivate', `Reactivate ${c.businessName}`, act('activate', 'is active again')),
       );
@@ -73,7 +77,12 @@ export async function loadSafelist(): Promise<void> {
         Object.assign(document.createElement('strong'), { textContent: labelName(entry.label) }),
         ` — ${entry.reason} (added ${date(entry.createdAt)}) `,
         actionButton('Remove', `Remove the ${labelName(entry.label)} entry: ${entry.reason}`, async () => {
-          if (!window.confirm('Remove this entry? Reports may name this identifier again.')) return;
+          const sure = await confirmAction({
+            title: `Remove the ${labelName(entry.label).toLowerCase()} entry from the safelist?`,
+            body: `“${entry.reason}”: reports may name this identifier again. Only its blind index was kept, so putting it back needs the value typed again.`,
+            confirmLabel: 'Remove entry',
+          });
+          if (!sure) return;
           const { error: failed } = await api.DELETE('/api/v1/admin/safelist/{id}', { params: { path: { id: entry.id } } });
           tell(byId('safelist-message'), failed ? failed.message : 'Entry removed.', failed ? 'error' : 'ok');
           await loadSafelist();

@@ -19,6 +19,7 @@ import {
   showFieldErrors,
   tell,
 } from './common.js';
+import { confirmAction, withinLimits } from './confirm.js';
 import { viewer } from './viewer.js';
 
 /** A dispute as the service describes it to either side and the operators. */
@@ -187,6 +188,14 @@ export function initDisputes(): void {
   onSubmitOnce(byId<HTMLFormElement>('dispute-exit-form'), async (event) => {
     event.preventDefault();
     const reason = byId<HTMLTextAreaElement>('dispute-exit-reason').value;
+    const sure =
+      !withinLimits(reason, 10, 500) ||
+      (await confirmAction({
+        title: `Take the ${fraudTypeName(shown?.report.fraudType ?? 'other').toLowerCase()} report off the list?`,
+        body: 'This answers the dispute, and it cannot be taken back: only the operators can put the report on the list again.',
+        confirmLabel: 'Take off the list',
+      }));
+    if (!sure) return;
     await answered(
       await api.POST('/api/v1/external/disputes/{id}/exit', { ...current(), body: { reason } }),
       'dispute-exit-form',
@@ -213,6 +222,16 @@ export function initDisputes(): void {
     // Nothing chosen until the operator chooses: a default would decide for them.
     const outcome = byId<HTMLSelectElement>('decide-outcome').value as 'keep' | 'remove';
     const reason = byId<HTMLTextAreaElement>('decide-reason').value;
+    // Keeping the report changes nothing on the list; removing it does, for good.
+    const sure =
+      outcome !== 'remove' ||
+      !withinLimits(reason, 10, 500) ||
+      (await confirmAction({
+        title: `Remove the ${fraudTypeName(shown?.report.fraudType ?? 'other').toLowerCase()} report by ${shown?.reportingCompany.businessName} from the list?`,
+        body: 'The decision is final and closes the dispute: both members are told at once.',
+        confirmLabel: 'Remove report',
+      }));
+    if (!sure) return;
     await answered(
       await api.POST('/api/v1/admin/disputes/{id}/decide', { ...current(), body: { outcome, reason } }),
       'decide-form',

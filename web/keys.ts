@@ -1,6 +1,7 @@
 // A company admin's API keys: issue, rotate (the old key keeps working for a day), revoke. A new key
 // is shown once, here, and never again: the service keeps only its hash.
 import { actionButton, api, byId, dayText, onClickOnce, showAgain, tell } from './common.js';
+import { confirmAction } from './confirm.js';
 
 function showNewKey(apiKey: string, message: string): void {
   byId<HTMLInputElement>('new-key').value = apiKey;
@@ -33,7 +34,13 @@ export async function loadKeys(): Promise<void> {
       const button = (text: string, label: string, run: () => Promise<void>) => actions.append(actionButton(text, label, run));
       if (!k.replacedBy)
         button('Rotate', `Rotate key ${k.prefix}`, async () => {
-          if (!window.confirm(`Replace key ${k.prefix}…? The old key keeps working for 24 hours.`)) return;
+          const sure = await confirmAction({
+            title: `Replace the key ‘${k.prefix}…’?`,
+            body: 'A new key is shown once, here. The old key keeps working for 24 hours, then stops: put the new one in its place before then.',
+            confirmLabel: 'Replace key',
+            danger: false,
+          });
+          if (!sure) return;
           const { data: rotated, error: failed } = await api.POST('/api/v1/external/keys/{keyId}/rotate', {
             params: { path: { keyId: k.id } },
             body: {},
@@ -48,7 +55,12 @@ export async function loadKeys(): Promise<void> {
           if (rotated) showAgain('new-key');
         });
       button('Revoke', `Revoke key ${k.prefix}`, async () => {
-        if (!window.confirm(`Revoke key ${k.prefix}…? Programs using it stop working at once.`)) return;
+        const sure = await confirmAction({
+          title: `Revoke the key ‘${k.prefix}…’?`,
+          body: 'Systems that use this key stop working at once. This cannot be undone.',
+          confirmLabel: 'Revoke key',
+        });
+        if (!sure) return;
         const { error: failed } = await api.POST('/api/v1/external/keys/{keyId}/revoke', { params: { path: { keyId: k.id } } });
         tell(byId('keys-message'), failed ? failed.message : `Key ${k.prefix}… was revoked.`, failed ? 'error' : 'ok');
         await loadKeys();

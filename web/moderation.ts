@@ -14,9 +14,11 @@ import {
   showFieldErrors,
   tell,
 } from './common.js';
+import { confirmAction, withinLimits } from './confirm.js';
 
 let current: string | null = null;
 let currentStatus: string | null = null;
+let currentReference = '';
 // As the person filing saw them on the form.
 const REPORTERS: Record<string, string> = {
   self: 'the victim',
@@ -79,6 +81,7 @@ async function openReport(id: string): Promise<void> {
   const r = data.data.report;
   current = id;
   currentStatus = r.status;
+  currentReference = r.reference;
   byId('moderation-title').textContent = `${fraudTypeName(r.fraudType)} — ${STATUS[r.status] ?? r.status}`;
   const facts: [string, string][] = [
     ['Reported by', REPORTERS[r.reportingEntity] ?? r.reportingEntity],
@@ -169,6 +172,23 @@ export function initModeration(): void {
   onSubmitOnce(byId<HTMLFormElement>('reject-form'), async () => {
     if (!current) return;
     const reason = byId<HTMLTextAreaElement>('reject-reason').value;
+    const takeDown = currentStatus === 'published';
+    const sure =
+      !withinLimits(reason, 10, 500) ||
+      (await confirmAction(
+        takeDown
+          ? {
+              title: `Take down the public report ${currentReference}?`,
+              body: 'It leaves the list at once, and institutions that follow the public reports naming them are told. It cannot be published again.',
+              confirmLabel: 'Take down',
+            }
+          : {
+              title: `Reject the public report ${currentReference}?`,
+              body: 'It will not be published, now or later. This cannot be undone.',
+              confirmLabel: 'Reject report',
+            },
+      ));
+    if (!sure) return;
     const { data, error } = await api.POST('/api/v1/admin/public-reports/{id}/reject', {
       params: { path: { id: current } },
       body: { reason },

@@ -20,6 +20,7 @@ import {
   showFieldErrors,
   tell,
 } from './common.js';
+import { type Confirmation, confirmAction, withinLimits } from './confirm.js';
 import { EvidenceList } from './evidence.js';
 import {
   identifierRow,
@@ -33,6 +34,8 @@ import {
 const LIMIT = 10;
 let page = 1;
 let current: string | null = null;
+/** The open submission's kind in words ("Money mule"), for the question before it leaves the list. */
+let currentType = '';
 let draftEvidence: EvidenceList;
 /** Identifiers are sent with a draft edit only once revealed for editing: untouched, they stay as they are. */
 let editingIdentifiers = false;
@@ -93,6 +96,7 @@ async function openSubmission(id: string): Promise<void> {
   if (!data) return;
   const r = data.data.report;
   current = id;
+  currentType = fraudTypeName(r.fraudType);
   byId('submission-title').textContent = `${fraudTypeName(r.fraudType)} — ${standing(r)}`;
   byId('submission-reason').textContent = r.fraudReason;
   showIdentifiers(r.identifiers.map((i) => [i.label, 'hidden until revealed']));
@@ -280,11 +284,14 @@ export function initSubmissions(): void {
     area: string,
     send: (id: string, text: string) => Promise<{ data?: { data: { report: { listedUntil: string | null } } }; error?: unknown }>,
     done: (report: { listedUntil: string | null }) => string,
+    ask?: (text: string) => Confirmation | undefined,
   ) =>
     onSubmitOnce(byId<HTMLFormElement>(form), async (event) => {
       event.preventDefault();
       if (!current) return;
       const id = current;
+      const question = ask?.(byId<HTMLTextAreaElement>(area).value);
+      if (question && !(await confirmAction(question))) return;
       const { data, error } = await send(id, byId<HTMLTextAreaElement>(area).value);
       if (!data) return showFieldErrors(byId(form), error, byId('submission-message'));
       byId<HTMLTextAreaElement>(area).value = '';
@@ -303,5 +310,13 @@ export function initSubmissions(): void {
     'exit-reason',
     (id, reason) => api.POST('/api/v1/external/reports/submissions/{id}/exit', { params: { path: { id } }, body: { reason } }),
     () => 'Taken off the list.',
+    (reason) =>
+      withinLimits(reason, 10, 500)
+        ? {
+            title: `Take this ${currentType.toLowerCase()} report off the list?`,
+            body: 'Members no longer find it, and those watching its details are told at once. You can put it back later while its listing period lasts.',
+            confirmLabel: 'Take off the list',
+          }
+        : undefined,
   );
 }

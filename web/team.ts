@@ -13,6 +13,7 @@ import {
   showAgain,
   showFieldErrors,
 } from './common.js';
+import { confirmAction } from './confirm.js';
 import { viewer } from './viewer.js';
 
 const ROLES: [string, string][] = [
@@ -85,7 +86,12 @@ export async function loadTeam(): Promise<void> {
     });
     remove.setAttribute('aria-label', `Remove ${user.email}`);
     onClickOnce(remove, async () => {
-      if (!window.confirm(`Remove ${user.email}? They are signed out at once.`)) return;
+      const sure = await confirmAction({
+        title: `Remove ${user.name ?? user.email} from the team?`,
+        body: `${user.email} is signed out at once and can no longer sign in. To bring them back, invite them again.`,
+        confirmLabel: 'Remove person',
+      });
+      if (!sure) return;
       const { error: failed } = await api.DELETE('/api/v1/external/users/{userId}', {
         params: { path: { userId: user.id } },
       });

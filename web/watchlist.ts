@@ -14,6 +14,7 @@ import {
   showFieldErrors,
   tell,
 } from './common.js';
+import { confirmAction } from './confirm.js';
 
 const PAGE = 20;
 
@@ -40,6 +41,12 @@ export async function loadWatchlist(): Promise<void> {
     });
     remove.setAttribute('aria-label', `Stop watching ${value}`);
     onClickOnce(remove, async () => {
+      const sure = await confirmAction({
+        title: `Stop watching ${value}?`,
+        body: `Reports that name it no longer reach your webhooks${entry.ref ? `, and its reference ${entry.ref} is forgotten` : ''}. Added again later, it is not matched against the reports filed in between.`,
+        confirmLabel: 'Stop watching',
+      });
+      if (!sure) return;
       const { error } = await api.DELETE('/api/v1/external/watchlist/{id}', { params: { path: { id: entry.id } } });
       // Said beside the list it changed, not in the form below it (out of sight on a phone).
       tell(byId('watch-list-message'), error ? error.message : `${value} is no longer watched.`, error ? 'error' : 'ok');

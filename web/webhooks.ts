@@ -12,6 +12,7 @@ import {
   showFieldErrors,
   tell,
 } from './common.js';
+import { confirmAction } from './confirm.js';
 
 const EVENTS: [string, string][] = [
   ['watchlist.match', 'A report names someone on your watchlist'],
@@ -99,7 +100,13 @@ export async function loadWebhooks(): Promise<void> {
           ? actionButton('Pause', `Pause ${hook.url}`, set(false))
           : actionButton('Resume', `Resume ${hook.url}`, set(true)),
         actionButton('New secret', `New secret for ${hook.url}`, async () => {
-          if (!window.confirm('Replace the signing secret? The old one keeps signing too for 24 hours.')) return;
+          const sure = await confirmAction({
+            title: `Replace the signing secret of ‘${hook.url}’?`,
+            body: 'A new secret is shown once, here. Deliveries are signed with both for 24 hours, then with the new one only: give it to your endpoint before then.',
+            confirmLabel: 'Replace secret',
+            danger: false,
+          });
+          if (!sure) return;
           const { data: rotated, error: failed } = await api.POST('/api/v1/external/webhooks/{id}/rotate-secret', {
             params: { path: { id: hook.id } },
             body: {},
@@ -108,7 +115,12 @@ export async function loadWebhooks(): Promise<void> {
           else byId('webhooks-message').textContent = failed?.message ?? 'That did not work.';
         }),
         actionButton('Remove', `Remove ${hook.url}`, async () => {
-          if (!window.confirm(`Remove ${hook.url}? Nothing more is sent to it.`)) return;
+          const sure = await confirmAction({
+            title: `Remove the endpoint ‘${hook.url}’?`,
+            body: 'Nothing more is sent to it, and its delivery log goes with it. This cannot be undone.',
+            confirmLabel: 'Remove endpoint',
+          });
+          if (!sure) return;
           const { error: failed } = await api.DELETE('/api/v1/external/webhooks/{id}', { params: { path: { id: hook.id } } });
           tell(byId('webhooks-message'), failed ? failed.message : `${hook.url} removed.`, failed ? 'error' : 'ok');
           if (shown?.id === hook.id) byId('deliveries').hidden = true;

@@ -302,6 +302,7 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await expect.poll(() => page.getAttribute('#exit-reason', 'aria-invalid')).toBe('true');
     await page.fill('#exit-reason', 'The customer proved the transfers were their own salary.');
     await page.click('#exit-form button[type=submit]');
+    await page.getByRole('dialog').getByRole('button', { name: 'Take off the list' }).click();
     await expect.poll(() => page.textContent('#submission-message')).toBe('Taken off the list.');
     await page.click('#relist');
     await expect.poll(() => page.textContent('#submission-message')).toBe('Back on the list.');
@@ -443,16 +444,16 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     expect(await fitsWidth(page)).toBe(true);
     const prefix = issued.slice(0, 8);
     const keyRow = page.locator('#keys-rows tr', { hasText: prefix });
-    page.once('dialog', (dialog) => void dialog.accept());
     await keyRow.getByRole('button', { name: /Rotate/ }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Replace key' }).click();
     await expect.poll(() => page.inputValue('#new-key')).not.toBe(issued);
     const replacement = await page.inputValue('#new-key');
     await expect.poll(() => page.locator('#keys-rows tr').count()).toBe(3);
-    page.once('dialog', (dialog) => void dialog.accept());
     await page
       .locator('#keys-rows tr', { hasText: replacement.slice(0, 8) })
       .getByRole('button', { name: /Revoke/ })
       .click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
     await expect.poll(() => page.textContent('#keys-message')).toContain('was revoked');
     const refused = await t.app.inject({ method: 'GET', url: '/api/v1/auth/whoami', headers: key(replacement) });
     expect(refused.statusCode).toBe(401);

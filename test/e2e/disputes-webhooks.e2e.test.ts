@@ -182,8 +182,8 @@ describe.skipIf(!hasChromium)('disputes and webhooks in the desk, for a company 
     await expect.poll(() => page.evaluate(() => document.activeElement?.closest('#webhook-rows li') !== null)).toBe(true);
     // On the button that took the pressed one's place, ready to press again.
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Resume');
-    page.once('dialog', (dialog) => void dialog.accept());
     await page.click('#webhook-rows button:has-text("Remove")');
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove endpoint' }).click();
     await expect.poll(() => page.textContent('#webhooks-count')).toBe('0 endpoints');
   });
 });

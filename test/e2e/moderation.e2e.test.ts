@@ -89,6 +89,7 @@ describe.skipIf(!hasChromium)('the operators’ moderation queue in the desk, in
     await expect.poll(() => page.getAttribute('#reject-reason', 'aria-invalid')).toBe('true');
     await page.fill('#reject-reason', 'Duplicate of a report we already published.');
     await page.click('#reject-form button[type=submit]');
+    await page.getByRole('dialog').getByRole('button', { name: 'Reject report' }).click();
     await expect.poll(() => page.textContent('#moderation-count')).toBe('0 waiting · rejected');
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('moderation-count');
 
@@ -112,6 +113,7 @@ describe.skipIf(!hasChromium)('the operators’ moderation queue in the desk, in
     expect(await fitsWidth(page)).toBe(true);
     await page.fill('#reject-reason', 'Withdrawn by the victim, who was repaid.');
     await page.click('#reject-button');
+    await page.getByRole('dialog').getByRole('button', { name: 'Take down' }).click();
     await expect.poll(() => page.textContent('#moderation-count')).toBe('0 waiting · taken down');
     const row = await t.database.db
       .selectFrom('public_reports')

@@ -43,8 +43,9 @@ describe.skipIf(!hasChromium)('the operators’ admin pages in the desk, in Chro
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
 
-    page.once('dialog', (dialog) => void dialog.accept());
+    // Suspending asks first (decision 0131).
     await page.click('#company-rows button:has-text("Suspend")');
+    await page.getByRole('dialog').getByRole('button', { name: 'Suspend company' }).click();
     await expect.poll(() => page.textContent('#companies-message')).toContain('is suspended');
     const refused = await t.app.inject({ method: 'GET', url: '/api/v1/auth/whoami', headers: key(apiKey) });
     expect(refused.statusCode).toBe(403);
@@ -73,8 +74,8 @@ describe.skipIf(!hasChromium)('the operators’ admin pages in the desk, in Chro
     expect(await page.textContent('#view-safelist')).not.toContain('7002255000');
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
-    page.once('dialog', (dialog) => void dialog.accept());
     await page.click('#safelist-rows button:has-text("Remove")');
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove entry' }).click();
     await expect.poll(() => page.textContent('#safelist-count')).toBe('0 entries');
   });
 
@@ -115,6 +116,8 @@ describe.skipIf(!hasChromium)('the operators’ admin pages in the desk, in Chro
     await expect.poll(() => page.getAttribute('#decide-reason', 'aria-invalid')).toBe('true');
     await page.fill('#decide-reason', 'The bank statements show the refunds arrived; the listing cannot stand.');
     await page.click('#decide-form button[type=submit]');
+    // Removing the report asks first (a refused form above did not: nothing would have happened).
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove report' }).click();
     await expect.poll(() => page.textContent('#dispute-message')).toBe('Decided: the report is off the list.');
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
