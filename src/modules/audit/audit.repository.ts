@@ -70,7 +70,13 @@ export async function recordChange(
 
 /** Writes audit rows; inside the caller's transaction when there is one, so the row lands with the change. */
 export async function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
-  await db.insertInto('audit_events').values(auditRow(entry)).execute();
+  await recordAudits(db, [entry]);
+}
+
+/** Several audit rows in one statement (a dispute's step is in both companies' trails). */
+export async function recordAudits(db: Db, entries: readonly AuditEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  await db.insertInto('audit_events').values(entries.map(auditRow)).execute();
 }
 
 export interface AuditPage {

@@ -4,7 +4,7 @@ import type { Database } from '../../db/schema.js';
 import { AppError, type FieldError } from '../../http/errors.js';
 import { type Clock, daysAfter } from '../../jobs/clock.js';
 import { jobRequestId, SYSTEM_KEY_ID } from '../../jobs/system-actor.js';
-import { auditRow } from '../audit/audit.repository.js';
+import { type AuditEntry, recordAudit, recordAudits } from '../audit/audit.repository.js';
 import { raiseSubmissionEvents } from '../events/submission-events.js';
 import { isUuid } from '../ids.js';
 import { maskFraudReason } from '../reports/reason-masking.js';
@@ -35,8 +35,8 @@ function bothTrails(
   action: string,
 ) {
   const companies = new Set([dispute.report_company_id, dispute.disputing_company_id].filter((c): c is string => c !== null));
-  return [...companies].map((companyId) =>
-    auditRow({ ...actor, companyId, operatorId: actor.operatorId, action, reportId: dispute.report_id }),
+  return [...companies].map(
+    (companyId): AuditEntry => ({ ...actor, companyId, operatorId: actor.operatorId, action, reportId: dispute.report_id }),
   );
 }
 
@@ -125,10 +125,7 @@ export function createDisputesService(deps: {
       // While it is off, only the operators may put it back (reports.service.ts, relist).
       exited_by_dispute_id: dispute.id,
     });
-    await trx
-      .insertInto('audit_events')
-      .values(auditRow({ ...actor, companyId: report.company_id, action: 'exit', reportId: report.id }))
-      .execute();
+    await recordAudit(trx, { ...actor, companyId: report.company_id, action: 'exit', reportId: report.id });
     await raiseSubmissionEvents(trx, [
       {
         type: 'submission.exited',
@@ -169,10 +166,7 @@ export function createDisputesService(deps: {
       const now = clock.now();
       await apply(trx, { ...row, status }, now);
       await repo.updateDispute(trx, row.id, { status });
-      await trx
-        .insertInto('audit_events')
-        .values(bothTrails(actor, row, `dispute_${kind}`))
-        .execute();
+      await recordAudits(trx, bothTrails(actor, row, `dispute_${kind}`));
       return row.id;
     });
     return view((await repo.findDispute(db, updated)) as repo.DisputeRow, actor);
@@ -245,10 +239,7 @@ export function createDisputesService(deps: {
         await repo.insertDispute(trx, row);
         if (uploadIds.length > 0 && actor.companyId)
           await deps.attachments.attach(trx, { companyId: actor.companyId, recordId: disputeId }, uploadIds);
-        await trx
-          .insertInto('audit_events')
-          .values(bothTrails(actor, row, 'dispute_open'))
-          .execute();
+        await recordAudits(trx, bothTrails(actor, row, 'dispute_open'));
         await raiseSubmissionEvents(trx, [
           {
             type: 'submission.disputed',
@@ -338,10 +329,7 @@ export function createDisputesService(deps: {
             const row = (await repo.findDispute(trx, dispute.id)) as repo.DisputeRow;
             await repo.updateDispute(trx, row.id, { status: nextStatus(row.status, 'time_out') });
             await exitReport(trx, actor, row, serviceExitReason(TIMEOUT_REASON));
-            await trx
-              .insertInto('audit_events')
-              .values(bothTrails(actor, row, 'dispute_time_out'))
-              .execute();
+            await recordAudits(trx, bothTrails(actor, row, 'dispute_time_out'));
           }
           return overdue.length;
         });

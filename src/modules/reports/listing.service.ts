@@ -75,19 +75,14 @@ export function createListingService(deps: {
             'INVALID_STATE',
             `The listing runs until ${period.endsAt.toISOString()}; it can be renewed from ${period.renewableFrom.toISOString()}`,
           );
-        await trx
-          .updateTable('reports')
-          .set({
-            renewed_at: now,
-            renewal_statement_token: deps.texts.seal(text, reportTextContext(report.company_id, report.id, 'renewalStatement')),
-            renewal_statement: null,
-            updated_at: sql`now()`,
-            ...(expired
-              ? { listing_status: 'listed' as const, exited_list_at: null, exit_list_reason: null, exit_list_reason_token: null }
-              : {}),
-          })
-          .where('id', '=', report.id)
-          .execute();
+        await repo.updateReport(trx, report.id, {
+          renewed_at: now,
+          renewal_statement_token: deps.texts.seal(text, reportTextContext(report.company_id, report.id, 'renewalStatement')),
+          renewal_statement: null,
+          ...(expired
+            ? { listing_status: 'listed' as const, exited_list_at: null, exit_list_reason: null, exit_list_reason_token: null }
+            : {}),
+        });
         await recordAudit(trx, { ...actor, action: 'renew', reportId: report.id });
         // Back on the list: its watchers hear it as they hear a relist.
         if (expired) {

@@ -181,6 +181,9 @@ export interface ReportChanges {
   exited_list_at?: Date | null;
   exit_list_reason?: string | null;
   exit_list_reason_token?: string | null;
+  renewed_at?: Date;
+  renewal_statement?: null;
+  renewal_statement_token?: string;
   exited_by_dispute_id?: string | null;
   exited_by_operator_id?: string | null;
 }

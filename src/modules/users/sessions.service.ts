@@ -3,6 +3,7 @@ import type { Keyring } from '../../crypto/keyring.js';
 import type { Database } from '../../db/schema.js';
 import type { AsyncCommits } from '../../db/wal-flusher.js';
 import { AppError } from '../../http/errors.js';
+import { findCompanyById } from '../companies/companies.repository.js';
 import { checkPasswordPolicy, dummyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 import { hashToken, newRecoveryCode, newToken, normalizeRecoveryCode, RECOVERY_CODE_SHAPE } from './secrets.js';
 import * as sessions from './sessions.repository.js';
@@ -173,7 +174,7 @@ export function createSessionsService(deps: {
       }
       if (user.status !== 'active') throw new AppError('FORBIDDEN', 'This account is suspended');
       if (user.company_id) {
-        const company = await db.selectFrom('companies').select('status').where('id', '=', user.company_id).executeTakeFirst();
+        const company = await findCompanyById(db, user.company_id);
         if (company?.status !== 'active') throw new AppError('FORBIDDEN', 'The company is suspended');
       }
       const token = newToken();

@@ -6,6 +6,7 @@ import { normalizeEmail } from '../../identifiers/email.js';
 import { type ChangeActor, recordChange } from '../audit/audit.repository.js';
 import { findCompanyById } from '../companies/companies.repository.js';
 import { isUuid } from '../ids.js';
+import { findOperatorById } from '../operators/operators.repository.js';
 import { unseenProblem, visibleLength } from '../trimmed-text.js';
 import type { Mailer } from './mailer.js';
 import { checkPasswordPolicy, hashPassword } from './passwords.js';
@@ -89,12 +90,7 @@ export function createUsersService(deps: {
       ? isUuid(input.companyId) &&
         // The built-in public-reports company is not a member: no one signs in as it.
         (await findCompanyById(db, input.companyId.toLowerCase()))
-      : isUuid(input.operatorId ?? '') &&
-        (await db
-          .selectFrom('operators')
-          .select('id')
-          .where('id', '=', (input.operatorId as string).toLowerCase())
-          .executeTakeFirst());
+      : isUuid(input.operatorId ?? '') && (await findOperatorById(db, (input.operatorId as string).toLowerCase()));
     if (!found) throw AppError.notFound(input.companyId ? 'Company not found' : 'Operator not found');
   }
 
