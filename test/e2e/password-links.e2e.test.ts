@@ -144,4 +144,37 @@ describe.skipIf(!hasChromium)('passwords and second factors, in the desk at 360 
     expect(await fresh.isVisible('#view-enrol')).toBe(true);
     await fresh.close();
   });
+
+  it("the Team page: a colleague's password link to hand over, and a lost phone's second factor reset after asking", async () => {
+    const admin = await createUser(t, clock, { companyId: company.companyId }, 'admin');
+    const colleague = await createUser(t, clock, { companyId: company.companyId }, 'analyst', { totp: true });
+    const signedIn = await signedInPhonePage(base, admin, clock.now);
+    const desk = signedIn.page;
+    try {
+      await desk.click('button[data-view="team"]');
+      await desk.getByRole('button', { name: `Send ${colleague.email} a link to choose a new password` }).click();
+      await expect.poll(() => desk.inputValue('#person-link')).toMatch(/\/password-reset\?token=/);
+      expect(await desk.textContent('#team-message')).toContain('send it to them yourself');
+      expect(await seriousViolations(desk)).toEqual([]);
+      expect(await fitsWidth(desk)).toBe(true);
+
+      await desk.getByRole('button', { name: `Reset the second factor of ${colleague.email}` }).click();
+      const dialog = desk.getByRole('dialog');
+      expect(await dialog.textContent()).toContain('lost or replaced phone');
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      const users = async () =>
+        (await t.app.inject({ url: '/api/v1/external/users', headers: key(company.apiKey) })).json().data.users as Array<{
+          id: string;
+          totpEnrolled: boolean;
+        }>;
+      expect((await users()).find((u) => u.id === colleague.userId)?.totpEnrolled).toBe(true);
+      await desk.getByRole('button', { name: `Reset the second factor of ${colleague.email}` }).click();
+      await desk.getByRole('dialog').getByRole('button', { name: 'Reset second factor' }).click();
+      await expect.poll(() => desk.textContent('#team-message')).toContain('second factor was reset');
+      expect((await users()).find((u) => u.id === colleague.userId)?.totpEnrolled).toBe(false);
+      expect(await desk.isVisible(`button[aria-label="Reset the second factor of ${colleague.email}"]`)).toBe(false);
+    } finally {
+      await signedIn.browser.close();
+    }
+  });
 });
