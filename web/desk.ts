@@ -31,6 +31,7 @@ import {
 } from './identifier-rows.js';
 import { initKeys, loadKeys } from './keys.js';
 import { initModeration, loadQueue } from './moderation.js';
+import { initPeople, loadPeople } from './people.js';
 import { qrCode } from './qr.js';
 import { initReviews, loadReviews } from './reviews.js';
 import { initScreening, loadScreenings } from './screening.js';
@@ -57,6 +58,7 @@ const LOADERS = {
   webhooks: loadWebhooks,
   audit: loadAudit,
   companies: loadCompanies,
+  people: loadPeople,
   safelist: loadSafelist,
 } satisfies Record<string, (() => Promise<void>) | undefined>;
 /** The pages before sign-in: no menu. */
@@ -534,4 +536,5 @@ initDisputes();
 initWebhooks();
 initScreening();
 initCompanies();
+initPeople();
 void start();

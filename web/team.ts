@@ -14,6 +14,7 @@ import {
   showFieldErrors,
 } from './common.js';
 import { confirmAction } from './confirm.js';
+import { accessButtons } from './person-access.js';
 import { viewer } from './viewer.js';
 
 const ROLES: [string, string][] = [
@@ -98,76 +99,19 @@ export async function loadTeam(): Promise<void> {
       message.textContent = failed ? failed.message : `${user.email} was removed.`;
       await loadTeam();
     });
-    actions.append(...accessButtons(user), remove);
+    actions.append(
+      ...accessButtons(user, {
+        side: 'external',
+        message: byId('team-message'),
+        linkBox: byId('person-link-result'),
+        linkField: byId<HTMLTextAreaElement>('person-link'),
+        reload: loadTeam,
+      }),
+      remove,
+    );
     tr.append(cell(user.name ?? '—'), cell(user.email), roleCell, cell(user.status), actions);
     body.append(tr);
   }
-}
-
-type TeamMember = { id: string; email: string; name: string | null; status: string; totpEnrolled: boolean };
-
-/**
- * A way back in for a colleague (decision 0132): a new invitation for one who has not joined, a link
- * to choose a new password for one who has, and, for a lost phone, their second factor taken away.
- */
-function accessButtons(user: TeamMember): HTMLButtonElement[] {
-  const message = byId('team-message');
-  const who = user.name ?? user.email;
-  const buttons: HTMLButtonElement[] = [];
-  if (user.status === 'invited' || user.status === 'active') {
-    const invited = user.status === 'invited';
-    const link = Object.assign(document.createElement('button'), {
-      type: 'button',
-      className: 'secondary cell-control',
-      textContent: invited ? 'New invitation' : 'Password link',
-    });
-    link.setAttribute(
-      'aria-label',
-      invited ? `Send ${user.email} a new invitation` : `Send ${user.email} a link to choose a new password`,
-    );
-    onClickOnce(link, async () => {
-      const { data, error } = await api.POST('/api/v1/external/users/{userId}/password-link', {
-        params: { path: { userId: user.id } },
-      });
-      if (!data) {
-        message.textContent = error?.message ?? 'The link could not be made. Try again.';
-        return;
-      }
-      const what = invited ? 'A new invitation' : 'A link to choose a new password';
-      const until = new Date(data.data.expiresAt).toLocaleString();
-      byId<HTMLTextAreaElement>('person-link').value = data.data.url;
-      byId('person-link-result').hidden = data.data.emailed;
-      message.textContent = data.data.emailed
-        ? `${what} was e-mailed to ${user.email}. It works once, until ${until}; earlier links no longer work.`
-        : `${what} for ${who} is below: send it to them yourself. It works once, until ${until}; earlier links no longer work.`;
-    });
-    buttons.push(link);
-  }
-  if (user.status === 'active' && user.totpEnrolled) {
-    const reset = Object.assign(document.createElement('button'), {
-      type: 'button',
-      className: 'secondary cell-control',
-      textContent: 'Reset second factor',
-    });
-    reset.setAttribute('aria-label', `Reset the second factor of ${user.email}`);
-    onClickOnce(reset, async () => {
-      const sure = await confirmAction({
-        title: `Reset the second factor of ${who}?`,
-        body: `Do this only for a lost or replaced phone, once you are sure it is them asking. ${user.email} is signed out at once; their authenticator app and recovery codes stop working, and they set up a new one at their next sign-in.`,
-        confirmLabel: 'Reset second factor',
-      });
-      if (!sure) return;
-      const { error } = await api.POST('/api/v1/external/users/{userId}/second-factor/reset', {
-        params: { path: { userId: user.id } },
-      });
-      message.textContent = error
-        ? error.message
-        : `${who}'s second factor was reset. They set up a new one at their next sign-in.`;
-      await loadTeam();
-    });
-    buttons.push(reset);
-  }
-  return buttons;
 }
 
 // The trail's action codes in words; a code not listed here (a newer service) is shown in words of its own.

@@ -129,4 +129,43 @@ describe.skipIf(!hasChromium)('the operators’ admin pages in the desk, in Chro
     });
     expect(read.json().data.report.listingStatus).toBe('exited');
   });
+
+  it("People: a new member's first admin is invited, the link handed over, and a person suspended after asking", async () => {
+    const member = await createCompany(t, { businessName: 'Moniepoint Test MFB' });
+    await page.click('button[data-view="people"]');
+    await expect.poll(() => page.locator('#people-member option').count()).toBeGreaterThan(2);
+    await page.selectOption('#people-invite-member', member.companyId);
+    expect(await page.locator('#people-invite-role option').allTextContents()).toEqual([
+      'Admin — the team, keys and audit trail too',
+      'Analyst — search, file and manage reports',
+      'Viewer — search only',
+    ]);
+    await page.fill('#people-invite-email', 'first.admin@moniepoint.example');
+    await page.click('#people-invite-form button[type=submit]');
+    await expect.poll(() => page.inputValue('#people-invite-link')).toMatch(/\/invitations\/accept\?token=/);
+    const users = await t.app.inject({
+      url: `/api/v1/admin/users?companyId=${member.companyId}`,
+      headers: { 'x-api-key': (await createOperator(t)).apiKey },
+    });
+    expect(users.json().data.users).toEqual([
+      expect.objectContaining({ email: 'first.admin@moniepoint.example', role: 'admin', status: 'invited' }),
+    ]);
+
+    await page.selectOption('#people-member', member.companyId);
+    await page.click('#people-filter button[type=submit]');
+    await expect.poll(() => page.textContent('#people-rows')).toContain('Moniepoint Test MFB');
+    await page.getByRole('button', { name: 'Send first.admin@moniepoint.example a new invitation' }).click();
+    await expect.poll(() => page.textContent('#people-message')).toContain('A new invitation for');
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
+    await screenshot(page, 'people');
+
+    const colleague = await createUser(t, clock, { companyId: member.companyId }, 'analyst');
+    await page.click('#people-filter button[type=submit]');
+    await page.getByRole('button', { name: `Suspend ${colleague.email}` }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Suspend person' }).click();
+    await expect.poll(() => page.textContent('#people-message')).toContain('is suspended');
+    const me = await t.app.inject({ url: '/api/v1/auth/me', headers: colleague.headers });
+    expect(me.statusCode).toBe(401);
+  });
 });

@@ -1,0 +1,159 @@
+// The operators' admins: everyone who signs in, the operators and each member's people. They let a
+// member's first admin in, help one whose admin lost access (decision 0132), and suspend a person.
+import { api, byId, clearFieldErrors, onClickOnce, onSubmitOnce, option, showFieldErrors } from './common.js';
+import { confirmAction } from './confirm.js';
+import { accessButtons } from './person-access.js';
+import { viewer } from './viewer.js';
+
+const OPERATOR_ROLES: [string, string][] = [
+  ['moderator', 'Moderator — public reports, reviews and disputes'],
+  ['admin', 'Admin — also companies, people and the safelist'],
+];
+const COMPANY_ROLES: [string, string][] = [
+  ['admin', 'Admin — the team, keys and audit trail too'],
+  ['analyst', 'Analyst — search, file and manage reports'],
+  ['viewer', 'Viewer — search only'],
+];
+const ROLE_NAMES: Record<string, string> = { admin: 'Admin', analyst: 'Analyst', viewer: 'Viewer', moderator: 'Moderator' };
+const OPERATORS = 'operators';
+
+/** The members a person can belong to: the operators (their own id), then each company by name. */
+let members: { operatorId: string; names: Map<string, string> } | undefined;
+
+async function loadMembers(): Promise<NonNullable<typeof members>> {
+  const [me, companies] = await Promise.all([
+    api.GET('/api/v1/auth/me'),
+    api.GET('/api/v1/admin/companies', { params: { query: { page: 1, limit: 100 } } }),
+  ]);
+  const names = new Map((companies.data?.data.data ?? []).map((c) => [c.id, c.businessName]));
+  members = { operatorId: me.data?.data.member.id ?? '', names };
+  for (const [id, all] of [
+    ['people-member', true],
+    ['people-invite-member', false],
+  ] as const) {
+    const select = byId<HTMLSelectElement>(id);
+    const chosen = select.value;
+    select.replaceChildren(
+      ...(all ? [option('', 'Everyone')] : []),
+      option(OPERATORS, 'The operators'),
+      ...[...names].map(([companyId, name]) => option(companyId, name)),
+    );
+    if ([...select.options].some((o) => o.value === chosen)) select.value = chosen;
+  }
+  fillRoles();
+  return members;
+}
+
+/** The invite form offers the roles of the member chosen. */
+function fillRoles(): void {
+  const roles = byId<HTMLSelectElement>('people-invite-member').value === OPERATORS ? OPERATOR_ROLES : COMPANY_ROLES;
+  const select = byId<HTMLSelectElement>('people-invite-role');
+  const chosen = select.value;
+  select.replaceChildren(...roles.map(([value, text]) => option(value, text)));
+  if (roles.some(([value]) => value === chosen)) select.value = chosen;
+}
+
+export async function loadPeople(): Promise<void> {
+  const known = await loadMembers();
+  const message = byId('people-message');
+  const chosen = byId<HTMLSelectElement>('people-member').value;
+  const query = chosen === '' ? {} : chosen === OPERATORS ? { operatorId: known.operatorId } : { companyId: chosen };
+  const { data, error } = await api.GET('/api/v1/admin/users', { params: { query } });
+  if (!data) {
+    message.textContent = error?.message ?? 'Could not load the people.';
+    return;
+  }
+  const rows = data.data.users.filter((u) => u.status !== 'removed');
+  byId('people-count').textContent = `${rows.length} ${rows.length === 1 ? 'person' : 'people'}`;
+  const cell = (text: string) => Object.assign(document.createElement('td'), { textContent: text });
+  byId('people-rows').replaceChildren(
+    ...rows.map((user) => {
+      const tr = document.createElement('tr');
+      const member = user.companyId ? (known.names.get(user.companyId) ?? 'A member') : 'The operators';
+      const actions = document.createElement('td');
+      if (user.id === viewer.userId) actions.textContent = 'You';
+      else
+        actions.append(
+          ...accessButtons(user, {
+            side: 'admin',
+            message,
+            linkBox: byId('people-link-result'),
+            linkField: byId<HTMLTextAreaElement>('people-link'),
+            reload: loadPeople,
+          }),
+          ...suspendButton(user),
+        );
+      tr.append(
+        cell(user.name ?? '—'),
+        cell(user.email),
+        cell(member),
+        cell(ROLE_NAMES[user.role] ?? user.role),
+        cell(user.status),
+        actions,
+      );
+      return tr;
+    }),
+  );
+}
+
+/** Suspend (asked first: they are signed out at once) or let back in. */
+function suspendButton(user: { id: string; email: string; name: string | null; status: string }): HTMLButtonElement[] {
+  if (user.status !== 'active' && user.status !== 'suspended') return [];
+  const suspend = user.status === 'active';
+  const button = Object.assign(document.createElement('button'), {
+    type: 'button',
+    className: 'secondary cell-control',
+    textContent: suspend ? 'Suspend' : 'Let back in',
+  });
+  button.setAttribute('aria-label', `${suspend ? 'Suspend' : 'Let back in'} ${user.email}`);
+  onClickOnce(button, async () => {
+    if (
+      suspend &&
+      !(await confirmAction({
+        title: `Suspend ${user.name ?? user.email}?`,
+        body: `${user.email} is signed out at once and cannot sign in until let back in.`,
+        confirmLabel: 'Suspend person',
+      }))
+    )
+      return;
+    const path = suspend ? '/api/v1/admin/users/{userId}/suspend' : '/api/v1/admin/users/{userId}/activate';
+    const { error } = await api.POST(path, { params: { path: { userId: user.id } } });
+    byId('people-message').textContent = error
+      ? error.message
+      : `${user.email} ${suspend ? 'is suspended' : 'can sign in again'}.`;
+    await loadPeople();
+  });
+  return [button];
+}
+
+export function initPeople(): void {
+  onSubmitOnce(byId<HTMLFormElement>('people-filter'), async (event) => {
+    event.preventDefault();
+    await loadPeople();
+  });
+  byId('people-invite-member').addEventListener('change', fillRoles);
+  onSubmitOnce(byId<HTMLFormElement>('people-invite-form'), async (event) => {
+    event.preventDefault();
+    const form = byId('people-invite-form');
+    clearFieldErrors(form);
+    byId('people-invite-result').hidden = true;
+    const member = byId<HTMLSelectElement>('people-invite-member').value;
+    const { data, error } = await api.POST('/api/v1/admin/users', {
+      body: {
+        email: byId<HTMLInputElement>('people-invite-email').value,
+        role: byId<HTMLSelectElement>('people-invite-role').value as 'admin',
+        ...(member === OPERATORS ? { operatorId: members?.operatorId ?? '' } : { companyId: member }),
+      },
+    });
+    const text = byId('people-invite-message');
+    if (!data) return showFieldErrors(form, error, text);
+    text.dataset.tone = 'ok';
+    text.textContent = data.data.emailed
+      ? `The invitation was e-mailed to ${data.data.user.email}.`
+      : `Send ${data.data.user.email} the invitation link below yourself: it works once, until ${new Date(data.data.expiresAt).toLocaleString()}.`;
+    byId<HTMLTextAreaElement>('people-invite-link').value = data.data.inviteUrl;
+    byId('people-invite-result').hidden = data.data.emailed;
+    byId<HTMLInputElement>('people-invite-email').value = '';
+    await loadPeople();
+  });
+}
