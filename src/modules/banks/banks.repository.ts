@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import bankData from './banks.data.json' with { type: 'json' };
 
@@ -52,4 +52,9 @@ export function listBanks(db: Kysely<Database>): Promise<BankRow[]> {
       .orderBy('slug')
       .execute()
   );
+}
+
+/** A bank of the list by its slug, its row locked while a company is linked to it (one holder a bank). */
+export function lockBankBySlug(trx: Transaction<Database>, slug: string) {
+  return trx.selectFrom('banks').select(['id', 'name', 'slug']).where('slug', '=', slug).forNoKeyUpdate().executeTakeFirst();
 }

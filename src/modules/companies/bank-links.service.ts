@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
+import { lockBankBySlug } from '../banks/banks.repository.js';
 import { isUuid } from '../ids.js';
+import { findBankHolder, linkCompanyToBank } from './bank-links.repository.js';
 import { findCompanyById } from './companies.repository.js';
 
 export interface BankLinkView {
@@ -21,26 +23,13 @@ export function createBankLinksService({ db }: { db: Kysely<Database> }) {
       // Under the bank's row lock: two members linked to one bank at once get one link and one 409
       // (the second used to meet the unique index as a 500).
       const bank = await db.transaction().execute(async (trx) => {
-        const found = await trx
-          .selectFrom('banks')
-          .select(['id', 'name', 'slug'])
-          .where('slug', '=', bankSlug.trim().toLowerCase())
-          .forNoKeyUpdate()
-          .executeTakeFirst();
+        const found = await lockBankBySlug(trx, bankSlug.trim().toLowerCase());
         if (!found) throw AppError.validation([{ field: 'bankSlug', message: 'is not a slug from the bank list' }]);
-        const holder = await trx
-          .selectFrom('company_banks')
-          .select('company_id')
-          .where('bank_id', '=', found.id)
-          .executeTakeFirst();
-        if (holder && holder.company_id !== company.id) {
+        const holder = await findBankHolder(trx, found.id);
+        if (holder && holder !== company.id) {
           throw new AppError('INVALID_STATE', 'Another company is already linked to this bank');
         }
-        await trx
-          .insertInto('company_banks')
-          .values({ company_id: company.id, bank_id: found.id })
-          .onConflict((oc) => oc.column('company_id').doUpdateSet({ bank_id: found.id }))
-          .execute();
+        await linkCompanyToBank(trx, company.id, found.id);
         return found;
       });
       return { companyId: company.id, bank };

@@ -39,6 +39,14 @@ export function findCompanyById(db: Db, id: string): Promise<CompanyRow | undefi
   return db.selectFrom('companies').select(COLUMNS).where('id', '=', id).where(MEMBER).executeTakeFirst();
 }
 
+/**
+ * Takes the company's row lock (FOR NO KEY UPDATE) for the rest of the transaction: what is counted
+ * per company under it (e.g. its webhook endpoints) cannot be counted by two transactions at once.
+ */
+export async function lockCompany(trx: Db, companyId: string): Promise<void> {
+  await trx.selectFrom('companies').select('id').where('id', '=', companyId).forNoKeyUpdate().execute();
+}
+
 /** A page of companies, newest first, with the total count of the filtered list in the same query. */
 export async function listCompanies(
   db: Db,

@@ -1,7 +1,9 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import type { Database, SafelistTable } from '../../db/schema.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
+
+export type SafelistRow = Selectable<SafelistTable>;
 
 export interface IndexPair {
   label: string;
@@ -50,4 +52,24 @@ export async function reportsCarrying(db: Db, pair: IndexPair) {
     where pi.label = ${pair.label} and pi.blind_index = ${pair.blind_index}
     order by kind, id`.execute(db);
   return result.rows;
+}
+
+/** Adds an entry; undefined when the identifier (label and blind index) is already on the safelist. */
+export function insertEntry(db: Db, values: Insertable<SafelistTable>): Promise<SafelistRow | undefined> {
+  return db
+    .insertInto('safelist')
+    .values(values)
+    .onConflict((oc) => oc.columns(['label', 'blind_index']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Every entry, newest first. */
+export function listEntries(db: Db): Promise<SafelistRow[]> {
+  return db.selectFrom('safelist').selectAll().orderBy('created_at', 'desc').orderBy('id').execute();
+}
+
+/** Removes an entry and returns it; undefined when there was none. */
+export function deleteEntry(db: Db, id: string): Promise<SafelistRow | undefined> {
+  return db.deleteFrom('safelist').where('id', '=', id).returningAll().executeTakeFirst();
 }

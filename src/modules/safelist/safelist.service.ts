@@ -9,7 +9,15 @@ import { recordAudit } from '../audit/audit.repository.js';
 import { isUuid } from '../ids.js';
 import { referenceOf } from '../public-reports/reference.js';
 import { trimmedText } from '../trimmed-text.js';
-import { findSafelisted, type IndexPair, reportsCarrying, safelistedOfReport } from './safelist.repository.js';
+import {
+  deleteEntry,
+  findSafelisted,
+  type IndexPair,
+  insertEntry,
+  listEntries,
+  reportsCarrying,
+  safelistedOfReport,
+} from './safelist.repository.js';
 
 const SAFELISTED = 'is on the safelist: this identifier must never be listed';
 
@@ -79,19 +87,14 @@ export function createSafelistService(deps: { db: Kysely<Database>; crypto: Pick
       const entry = indexOf(input.label, input.value);
       // The entry and its audit row land together: an entry never exists without its trail.
       const row = await db.transaction().execute(async (trx) => {
-        const added = await trx
-          .insertInto('safelist')
-          .values({
-            id: randomUUID(),
-            label: input.label,
-            blind_index: entry.digest,
-            index_version: entry.version,
-            reason,
-            operator_id: actor.operatorId ?? null,
-          })
-          .onConflict((oc) => oc.columns(['label', 'blind_index']).doNothing())
-          .returningAll()
-          .executeTakeFirst();
+        const added = await insertEntry(trx, {
+          id: randomUUID(),
+          label: input.label,
+          blind_index: entry.digest,
+          index_version: entry.version,
+          reason,
+          operator_id: actor.operatorId ?? null,
+        });
         if (!added) throw new AppError('INVALID_STATE', 'This identifier is already on the safelist');
         if (actor.keyId || actor.userId)
           await recordAudit(trx, {
@@ -118,15 +121,13 @@ export function createSafelistService(deps: { db: Kysely<Database>; crypto: Pick
     },
 
     async list() {
-      const rows = await db.selectFrom('safelist').selectAll().orderBy('created_at', 'desc').orderBy('id').execute();
+      const rows = await listEntries(db);
       return { entries: rows.map(view) };
     },
 
     async remove(actor: SafelistActor, id: string) {
       const row = await db.transaction().execute(async (trx) => {
-        const removed = isUuid(id)
-          ? await trx.deleteFrom('safelist').where('id', '=', id.toLowerCase()).returningAll().executeTakeFirst()
-          : undefined;
+        const removed = isUuid(id) ? await deleteEntry(trx, id.toLowerCase()) : undefined;
         if (!removed) throw AppError.notFound('Safelist entry not found');
         if (actor.keyId || actor.userId)
           await recordAudit(trx, {

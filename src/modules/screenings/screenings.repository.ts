@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { Database, ScreeningJobsTable } from '../../db/schema.js';
 import { SYSTEM_KEY_ID } from '../../jobs/system-actor.js';
+import { lockCompany } from '../companies/companies.repository.js';
 import { isUuid } from '../ids.js';
 
 export type JobRow = Selectable<ScreeningJobsTable>;
@@ -23,7 +24,7 @@ export interface JobActor {
 export async function insertJob(db: Kysely<Database>, actor: JobActor): Promise<JobRow | undefined> {
   return db.transaction().execute(async (trx) => {
     // Two uploads at once: the second waits here, then sees the first's job.
-    await trx.selectFrom('companies').select('id').where('id', '=', actor.companyId).forNoKeyUpdate().execute();
+    await lockCompany(trx, actor.companyId);
     if (await hasUnfinishedJob(trx, actor.companyId)) return undefined;
     const job = await trx
       .insertInto('screening_jobs')

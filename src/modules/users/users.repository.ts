@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { Database, LinkPurpose, UsersTable } from '../../db/schema.js';
+import { lockCompany } from '../companies/companies.repository.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 export type UserRow = Selectable<UsersTable>;
@@ -204,7 +205,7 @@ export async function activeAdminsLocked(
   owner: { companyId: string | null; operatorId: string | null },
 ): Promise<string[]> {
   if (owner.companyId !== null) {
-    await db.selectFrom('companies').select('id').where('id', '=', owner.companyId).forNoKeyUpdate().execute();
+    await lockCompany(db, owner.companyId);
   } else {
     await db
       .selectFrom('operators')

@@ -1,9 +1,10 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { AppError, type FieldError } from '../../http/errors.js';
 import { IDENTIFIER_LABELS, isIdentifierLabel } from '../../identifiers/normalize.js';
 import type { SealedIdentifier, SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import { isUuid } from '../ids.js';
+import { countEntries, deleteEntry, insertEntries, listEntries } from './watchlists.repository.js';
 
 export const MAX_WATCHLIST_BATCH = 1000;
 export const MAX_WATCHLIST_PAGE = 100;
@@ -74,13 +75,12 @@ export function createWatchlistsService(deps: { db: Kysely<Database>; identifier
         rows.push({ ...sealed.row, ref: item.ref?.trim() || null, position: i });
       });
       if (rows.length > 0) {
-        const inserted = await conn
-          .insertInto('watchlist_entries')
-          .values(rows.map(({ position: _position, ...row }) => row))
-          .onConflict((oc) => oc.columns(['company_id', 'label', 'blind_index']).doNothing())
-          .returning('id')
-          .execute();
-        const stored = new Set(inserted.map((r) => r.id));
+        const stored = new Set(
+          await insertEntries(
+            conn,
+            rows.map(({ position: _position, ...row }) => row),
+          ),
+        );
         for (const row of rows) {
           results[row.position] = stored.has(row.id)
             ? { id: row.id }
@@ -91,17 +91,9 @@ export function createWatchlistsService(deps: { db: Kysely<Database>; identifier
     },
 
     async list(companyId: string, query: { page: number; limit: number; label?: string | undefined }) {
-      let base = db.selectFrom('watchlist_entries').where('company_id', '=', companyId);
-      if (query.label) base = base.where('label', '=', query.label);
       const [rows, total] = await Promise.all([
-        base
-          .selectAll()
-          .orderBy('created_at', 'desc')
-          .orderBy('id')
-          .limit(query.limit)
-          .offset((query.page - 1) * query.limit)
-          .execute(),
-        base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
+        listEntries(db, companyId, { label: query.label, limit: query.limit, offset: (query.page - 1) * query.limit }),
+        countEntries(db, companyId, query.label),
       ]);
       const data: WatchlistEntryView[] = rows.map((row) => ({
         id: row.id,
@@ -110,26 +102,15 @@ export function createWatchlistsService(deps: { db: Kysely<Database>; identifier
         ref: row.ref,
         createdAt: row.created_at.toISOString(),
       }));
-      return { data, meta: { total: total.n, page: query.page, limit: query.limit } };
+      return { data, meta: { total, page: query.page, limit: query.limit } };
     },
 
-    async count(companyId: string, label?: string): Promise<number> {
-      let query = db.selectFrom('watchlist_entries').where('company_id', '=', companyId);
-      if (label) query = query.where('label', '=', label);
-      const row = await query.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
-      return row.n;
-    },
+    count: (companyId: string, label?: string): Promise<number> => countEntries(db, companyId, label),
 
     /** Another company's entry is the same 404 as a random id. */
     async remove(companyId: string, id: string): Promise<void> {
-      const removed = isUuid(id)
-        ? await db
-            .deleteFrom('watchlist_entries')
-            .where('id', '=', id.toLowerCase())
-            .where('company_id', '=', companyId)
-            .executeTakeFirst()
-        : undefined;
-      if (!removed || removed.numDeletedRows === 0n) throw AppError.notFound('Watchlist entry not found');
+      const removed = isUuid(id) && (await deleteEntry(db, companyId, id.toLowerCase()));
+      if (!removed) throw AppError.notFound('Watchlist entry not found');
     },
   };
 }

@@ -1,14 +1,28 @@
 import { randomUUID } from 'node:crypto';
-import { type Kysely, type Selectable, sql, type Updateable } from 'kysely';
+import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { Crypto } from '../../crypto/load-crypto.js';
 import type { Database, WebhookEndpointStatus, WebhookEndpointsTable } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import type { Clock } from '../../jobs/clock.js';
 import { type ChangeActor, recordChange } from '../audit/audit.repository.js';
+import { lockCompany } from '../companies/companies.repository.js';
 import { isUuid } from '../ids.js';
 import { newWebhookSecret } from './signing.js';
 import { checkNewWebhookUrl } from './url-guard.js';
 import { PREVIOUS_SECRET_LABEL, secretContext } from './webhook-secrets.js';
+import {
+  countDeliveries,
+  countEndpoints,
+  deleteEndpoint,
+  findEndpoint,
+  insertEndpoint,
+  listAttempts,
+  listDeliveries,
+  listEndpoints,
+  lockEndpoint,
+  requeueDelivery,
+  updateEndpoint,
+} from './webhooks.repository.js';
 
 export const MAX_ENDPOINTS_PER_COMPANY = 10;
 export const DEFAULT_OVERLAP_HOURS = 24;
@@ -68,20 +82,9 @@ export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Cryp
     return db.transaction().execute(async (trx) => {
       // A change made from the endpoint as it is (a new secret keeps the current one beside it)
       // reads it under the row lock: two at once must not both build on the same current secret.
-      const current = await trx
-        .selectFrom('webhook_endpoints')
-        .selectAll()
-        .where('id', '=', id)
-        .where('company_id', '=', companyId)
-        .forUpdate()
-        .executeTakeFirst();
+      const current = await lockEndpoint(trx, companyId, id);
       if (!current) throw AppError.notFound('Webhook endpoint not found');
-      const changed = await trx
-        .updateTable('webhook_endpoints')
-        .set({ ...(typeof set === 'function' ? set(current) : set), updated_at: sql`now()` })
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirst();
+      const changed = await updateEndpoint(trx, id, typeof set === 'function' ? set(current) : set);
       if (!changed) throw AppError.notFound('Webhook endpoint not found');
       await recordChange(trx, actor, { companyId, action, subjectId: id });
       return changed;
@@ -89,14 +92,7 @@ export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Cryp
   }
 
   async function own(companyId: string, id: string) {
-    const row = isUuid(id)
-      ? await db
-          .selectFrom('webhook_endpoints')
-          .selectAll()
-          .where('id', '=', id.toLowerCase())
-          .where('company_id', '=', companyId)
-          .executeTakeFirst()
-      : undefined;
+    const row = isUuid(id) ? await findEndpoint(db, companyId, id.toLowerCase()) : undefined;
     if (!row) throw AppError.notFound('Webhook endpoint not found');
     return row;
   }
@@ -108,30 +104,21 @@ export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Cryp
       const secret = newWebhookSecret();
       const row = await db.transaction().execute(async (trx) => {
         // Counted under the company's row lock: two creates at once cannot both see room for one more.
-        await trx.selectFrom('companies').select('id').where('id', '=', companyId).forNoKeyUpdate().execute();
-        const count = await trx
-          .selectFrom('webhook_endpoints')
-          .select(sql<number>`count(*)::int`.as('n'))
-          .where('company_id', '=', companyId)
-          .executeTakeFirstOrThrow();
-        if (count.n >= MAX_ENDPOINTS_PER_COMPANY) {
+        await lockCompany(trx, companyId);
+        if ((await countEndpoints(trx, companyId)) >= MAX_ENDPOINTS_PER_COMPANY) {
           throw new AppError('INVALID_STATE', `A company may have at most ${MAX_ENDPOINTS_PER_COMPANY} webhook endpoints`);
         }
-        const created = await trx
-          .insertInto('webhook_endpoints')
-          .values({
-            id,
-            company_id: companyId,
-            url,
-            events: [...new Set(input.events)],
-            secret_token: crypto.keyring.seal(secret, secretContext(companyId, id)),
-            previous_secret_token: null,
-            previous_secret_until: null,
-            failing_since: null,
-            disabled_at: null,
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow();
+        const created = await insertEndpoint(trx, {
+          id,
+          company_id: companyId,
+          url,
+          events: [...new Set(input.events)],
+          secret_token: crypto.keyring.seal(secret, secretContext(companyId, id)),
+          previous_secret_token: null,
+          previous_secret_until: null,
+          failing_since: null,
+          disabled_at: null,
+        });
         await recordChange(trx, actor, { companyId, action: 'webhook_create', subjectId: id });
         return created;
       });
@@ -139,12 +126,7 @@ export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Cryp
     },
 
     async list(companyId: string): Promise<WebhookView[]> {
-      const rows = await db
-        .selectFrom('webhook_endpoints')
-        .selectAll()
-        .where('company_id', '=', companyId)
-        .orderBy('created_at')
-        .execute();
+      const rows = await listEndpoints(db, companyId);
       return rows.map(toView);
     },
 
@@ -177,9 +159,8 @@ export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Cryp
     async remove(companyId: string, id: string, actor?: ChangeActor): Promise<void> {
       const row = await own(companyId, id);
       await db.transaction().execute(async (trx) => {
-        const gone = await trx.deleteFrom('webhook_endpoints').where('id', '=', row.id).executeTakeFirst();
         // Removed twice at once: the second is the 404 it now is, with no second audit row.
-        if (gone.numDeletedRows === 0n) throw AppError.notFound('Webhook endpoint not found');
+        if (!(await deleteEndpoint(trx, row.id))) throw AppError.notFound('Webhook endpoint not found');
         await recordChange(trx, actor, { companyId, action: 'webhook_remove', subjectId: row.id });
       });
     },
@@ -212,42 +193,13 @@ export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Cryp
     async deliveries(companyId: string, id: string, query: { page: number; limit: number }) {
       const endpoint = await own(companyId, id);
       const [rows, total] = await Promise.all([
-        db
-          .selectFrom('webhook_deliveries as d')
-          .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
-          .select([
-            'd.id',
-            'd.status',
-            'd.attempts',
-            'd.next_attempt_at',
-            'd.delivered_at',
-            'd.created_at',
-            'e.id as event_id',
-            'e.type',
-          ])
-          .where('d.endpoint_id', '=', endpoint.id)
-          .orderBy('d.created_at', 'desc')
-          .orderBy('d.id')
-          .limit(query.limit)
-          .offset((query.page - 1) * query.limit)
-          .execute(),
-        db
-          .selectFrom('webhook_deliveries')
-          .select(sql<number>`count(*)::int`.as('n'))
-          .where('endpoint_id', '=', endpoint.id)
-          .executeTakeFirstOrThrow(),
+        listDeliveries(db, endpoint.id, { limit: query.limit, offset: (query.page - 1) * query.limit }),
+        countDeliveries(db, endpoint.id),
       ]);
-      const ids = rows.map((r) => r.id);
-      const attempts =
-        ids.length === 0
-          ? []
-          : await db
-              .selectFrom('webhook_attempts')
-              .selectAll()
-              .where('delivery_id', 'in', ids)
-              .orderBy('delivery_id')
-              .orderBy('attempt')
-              .execute();
+      const attempts = await listAttempts(
+        db,
+        rows.map((r) => r.id),
+      );
       const data = rows.map((r) => ({
         id: r.id,
         eventId: r.event_id,
@@ -267,20 +219,14 @@ export function createWebhooksService(deps: { db: Kysely<Database>; crypto: Cryp
             at: iso(a.created_at) as string,
           })),
       }));
-      return { data, meta: { total: total.n, page: query.page, limit: query.limit } };
+      return { data, meta: { total, page: query.page, limit: query.limit } };
     },
 
     /** Sends a delivery again soon (delivered, failed or pending alike); the same `webhook-id` is repeated. */
     async redeliver(companyId: string, id: string, deliveryId: string): Promise<{ id: string; status: string }> {
       const endpoint = await own(companyId, id);
       const updated = isUuid(deliveryId)
-        ? await db
-            .updateTable('webhook_deliveries')
-            .set({ status: 'pending', next_attempt_at: clock.now(), locked_until: null })
-            .where('id', '=', deliveryId.toLowerCase())
-            .where('endpoint_id', '=', endpoint.id)
-            .returning(['id', 'status'])
-            .executeTakeFirst()
+        ? await requeueDelivery(db, endpoint.id, deliveryId.toLowerCase(), clock.now())
         : undefined;
       if (!updated) throw AppError.notFound('Delivery not found');
       return updated;
