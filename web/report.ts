@@ -6,7 +6,6 @@ import {
   byId,
   characterCount,
   FRAUD_TYPES,
-  factPairs,
   LABELS,
   loadBanks,
   momentText,
@@ -15,11 +14,10 @@ import {
   publicFormAnswered,
   REPORT_FORM_IN_WORDS,
   showFieldErrors,
-  tell,
-  waitInWords,
 } from './common.js';
 import { EvidenceList } from './evidence.js';
 import { identifierRow, missingBanks, readIdentifiers, wireAddIdentifier, withBankErrors } from './identifier-rows.js';
+import { initStatusPage, statusHash } from './status-page.js';
 
 const form = byId<HTMLFormElement>('report-form');
 const message = byId('form-message');
@@ -99,19 +97,9 @@ onSubmitOnce(form, async () => {
   });
 });
 
-// ---- The status page (decision 0129) ----
-// The id is only ever in the address's fragment (#status/<id>), which the browser never sends: it
-// reaches no server's log, as a path or a query would. The request that reads the status carries it
-// in its path, to the service alone (the page loads nothing from anywhere else).
+// ---- The status page (decision 0129; the view is status-page.ts) ----
 
 type StatusAnswer = paths['/api/v1/public/reports/{id}/status']['get']['responses'][200]['content']['application/json']['data'];
-
-const STATUS_PREFIX = '#status/';
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
-const WHOLE_UUID = new RegExp(`^${UUID.source}$`, 'i');
-function statusHash(id: string): string {
-  return `${STATUS_PREFIX}${id.toLowerCase()}`;
-}
 
 /** What each status means to the person who filed, and what happens next: only what the service does. */
 const STATUS_IN_WORDS: Record<StatusAnswer['status'], { heading: string; meaning: string; next: string }> = {
@@ -140,145 +128,19 @@ const STATUS_IN_WORDS: Record<StatusAnswer['status'], { heading: string; meaning
 };
 
 const NOT_FOUND = "We can't find a report with that ID. Check you copied all of it.";
-const OFFLINE = "We couldn't reach Redflag. Check your internet connection, then try again.";
-const FAILED = 'Something went wrong on our side. Please try again in a few minutes.';
 
-const FILING_TITLE = document.title;
-const filing = byId('filing');
-const statusPage = byId('status-page');
-const statusLine = byId('status-loading');
-const result = byId('status-result');
-const problem = byId('status-problem');
-const retry = byId<HTMLButtonElement>('status-retry');
-const address = byId<HTMLTextAreaElement>('status-address');
-const copyMessage = byId('copy-message');
-let current = '';
-/** Each look-up's turn: an answer that comes after a newer look-up began is dropped. */
-let turn = 0;
-
-function showProblem(text: string, canRetry: boolean): void {
-  statusLine.textContent = '';
-  result.hidden = true;
-  problem.hidden = false;
-  byId('status-error').textContent = text;
-  retry.hidden = !canRetry;
-}
-
-function render(id: string, answer: StatusAnswer): void {
-  const words = STATUS_IN_WORDS[answer.status];
-  // Said to a screen reader as it comes; seen as when the page last asked.
-  const heard = Object.assign(document.createElement('span'), {
-    className: 'visually-hidden',
-    textContent: `: ${words.heading}`,
-  });
-  statusLine.replaceChildren(`Checked ${momentText(new Date().toISOString())}`, heard);
-  byId('status-heading').textContent = words.heading;
-  byId('status-meaning').textContent = words.meaning;
-  byId('status-next').textContent = words.next;
-  byId('status-facts').replaceChildren(
-    ...factPairs([
-      ['Reference', answer.reference],
-      ['Received', momentText(answer.receivedAt)],
-      ...(answer.status === 'received' ? [] : [['Status changed', momentText(answer.updatedAt)] as [string, string]]),
-      ['Report ID', id],
-    ]),
-  );
-  address.value = `${location.origin}/report${statusHash(id)}`;
-  copyMessage.textContent = '';
-  problem.hidden = true;
-  result.hidden = false;
-}
-
-async function showStatus(id: string): Promise<void> {
-  const mine = ++turn;
-  current = id;
-  result.hidden = true;
-  problem.hidden = true;
-  // Not an id at all (a reference, half an id): the same words as an id no report has, without asking.
-  if (!WHOLE_UUID.test(id)) {
-    showProblem(NOT_FOUND, false);
-    return;
-  }
-  statusLine.textContent = 'Checking your report…';
-  try {
-    const { data, error, response } = await api.GET('/api/v1/public/reports/{id}/status', { params: { path: { id } } });
-    if (mine !== turn) return;
-    if (data) render(id.toLowerCase(), data.data);
-    else if (response.status === 404) showProblem(NOT_FOUND, false);
-    else if (response.status === 429)
-      showProblem(
-        `You have checked many times in a short while. Please wait ${waitInWords(error) ?? 'a minute'}, then try again.`,
-        true,
-      );
-    else showProblem(FAILED, true);
-  } catch {
-    // fetch itself failed: no connection, or it dropped.
-    if (mine === turn) showProblem(OFFLINE, true);
-  }
-}
-
-/** The address names the view: the form (no fragment) or a report's status (#status/<id>). */
-function route(moveFocus: boolean): void {
-  if (!location.hash.startsWith(STATUS_PREFIX)) {
-    statusPage.hidden = true;
-    filing.hidden = false;
-    document.title = FILING_TITLE;
-    return;
-  }
-  let id = '';
-  try {
-    id = decodeURIComponent(location.hash.slice(STATUS_PREFIX.length)).trim();
-  } catch {
-    // Broken percent-encoding: no id, so "not found".
-  }
-  filing.hidden = true;
-  statusPage.hidden = false;
-  document.title = "Your report's status — Redflag";
-  if (moveFocus) byId('status-title').focus();
-  void showStatus(id);
-}
-
-window.addEventListener('hashchange', () => route(true));
-retry.addEventListener('click', () => void showStatus(current));
-
-byId('copy-address').addEventListener('click', async () => {
-  try {
-    await navigator.clipboard.writeText(address.value);
-    tell(copyMessage, 'Link copied. Keep it somewhere safe, such as a note or a message to yourself.');
-  } catch {
-    // No clipboard here (an older browser, or permission refused): the link is selected to copy by hand.
-    address.focus();
-    address.select();
-    tell(copyMessage, "The link is selected: copy it with your phone's Copy option, or Ctrl+C.", 'error');
-  }
+initStatusPage<StatusAnswer>({
+  path: '/report',
+  noun: 'report',
+  title: "Your report's status — Redflag",
+  form: byId('filing'),
+  notFound: NOT_FOUND,
+  words: (answer) => STATUS_IN_WORDS[answer.status],
+  facts: (answer, id) => [
+    ['Reference', answer.reference],
+    ['Received', momentText(answer.receivedAt)],
+    ...(answer.status === 'received' ? [] : [['Status changed', momentText(answer.updatedAt)] as [string, string]]),
+    ['Report ID', id],
+  ],
+  read: (id) => api.GET('/api/v1/public/reports/{id}/status', { params: { path: { id } } }),
 });
-
-const statusForm = byId<HTMLFormElement>('status-form');
-const pasted = byId<HTMLInputElement>('status-id');
-const pastedMessage = byId('status-form-message');
-statusForm.addEventListener('submit', (event) => {
-  event.preventDefault();
-  // The whole link pasted is fine too: the id is taken out of it.
-  const text = pasted.value.trim();
-  const id = UUID.exec(text)?.[0];
-  if (!id) {
-    pasted.setAttribute('aria-invalid', 'true');
-    pastedMessage.textContent =
-      text === ''
-        ? 'Paste the report ID first.'
-        : /^[0-9a-f]{4}-?[0-9a-f]{4}$/i.test(text)
-          ? 'That is the short reference. We need the full report ID: 36 letters, digits and dashes.'
-          : 'That is not a full report ID: it has 36 letters, digits and dashes. Check you copied all of it.';
-    pasted.focus();
-    return;
-  }
-  pasted.removeAttribute('aria-invalid');
-  pastedMessage.textContent = '';
-  pasted.value = '';
-  if (location.hash === statusHash(id)) {
-    byId('status-title').focus();
-    void showStatus(id);
-  } else location.hash = statusHash(id);
-});
-
-route(false);

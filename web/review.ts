@@ -1,7 +1,20 @@
 // The public page at /review: the person who believes they are wrongly listed asks the operators to
 // look (decision 0122). No sign-in; the answer never says whether anything is listed.
-import { api, byId, characterCount, LABELS, onSubmitOnce, publicFormAnswered, showFieldErrors } from './common.js';
+// At /review#status/<id>, whether the operators have answered, for the person who asked (decision 0133).
+import type { paths } from '../client/src/index.js';
+import {
+  api,
+  byId,
+  characterCount,
+  dayText,
+  LABELS,
+  momentText,
+  onSubmitOnce,
+  publicFormAnswered,
+  showFieldErrors,
+} from './common.js';
 import { identifierRow, missingBanks, readIdentifiers, wireAddIdentifier, withBankErrors } from './identifier-rows.js';
+import { initStatusPage, statusHash } from './status-page.js';
 
 const form = byId<HTMLFormElement>('review-form');
 const message = byId('form-message');
@@ -25,6 +38,7 @@ onSubmitOnce(form, async () => {
       statement: byId<HTMLTextAreaElement>('statement').value,
     },
   });
+  if (data) byId<HTMLAnchorElement>('status-link').href = `/review${statusHash(data.data.id)}`;
   if (publicFormAnswered(form, message, 'requests', data?.data.reference, response)) return;
   // Left empty, a field needs asking for, not its rules explained; filled, the service's words stand.
   showFieldErrors(form, withBankErrors(noBank, error), message, {
@@ -32,4 +46,49 @@ onSubmitOnce(form, async () => {
     ...(text('statement') ? {} : { statement: 'Tell us why the listing is wrong' }),
     identifiers: 'Give at least one of your details, such as your phone number or account number',
   });
+});
+
+// ---- The status page (decision 0133; the view is status-page.ts) ----
+// The answer is waiting or answered, never what the operators found: anyone may ask about someone
+// else's number, and the outcome would say whether it is listed.
+
+type StatusAnswer =
+  paths['/api/v1/public/review-requests/{id}/status']['get']['responses'][200]['content']['application/json']['data'];
+
+/**
+ * What each status means to the person who asked, and what they can do: only what the service
+ * does. No time is promised (the service keeps none), and the only way back to the operators this
+ * page offers is its own form.
+ */
+function inWords(answer: StatusAnswer): { heading: string; meaning: string; next: string } {
+  if (answer.status === 'waiting') {
+    return {
+      heading: 'Waiting for an answer',
+      meaning: 'Our team has your request. They check the registry and answer you at the e-mail or phone you gave.',
+      next: 'We cannot say exactly when they will answer. Come back to this page later: it says when they have answered you, but never what they found.',
+    };
+  }
+  return {
+    heading: 'Answered',
+    meaning: `Our team answered your request on ${dayText(answer.updatedAt)}, at the e-mail or phone you gave. This page does not say what they found: that is in their answer to you.`,
+    next: `If their answer has not reached you and you gave an e-mail address, look in its spam or junk folder. If it is not there either, send a new request on this page, say that the answer did not reach you, and quote the reference ${answer.reference}. Answered requests are deleted after a time; this page then no longer finds it.`,
+  };
+}
+
+const NOT_FOUND = "We can't find a request with that ID. Check you copied all of it. Answered requests are deleted after a time.";
+
+initStatusPage<StatusAnswer>({
+  path: '/review',
+  noun: 'request',
+  title: 'Your review request — Redflag',
+  form: byId('asking'),
+  notFound: NOT_FOUND,
+  words: inWords,
+  facts: (answer, id) => [
+    ['Reference', answer.reference],
+    ['Sent', momentText(answer.receivedAt)],
+    ...(answer.status === 'answered' ? [['Answered', momentText(answer.updatedAt)] as [string, string]] : []),
+    ['Request ID', id],
+  ],
+  read: (id) => api.GET('/api/v1/public/review-requests/{id}/status', { params: { path: { id } } }),
 });

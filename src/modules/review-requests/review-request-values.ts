@@ -5,6 +5,9 @@ export const REVIEW_NOTE_LABEL = 'review_request_note';
 
 export const REVIEW_OUTCOMES = ['disputed', 'not_listed', 'declined'] as const;
 export const REVIEW_STATUSES = ['open', 'closed'] as const;
+/** A request's state in the words of the person who sent it (decision 0133): never its outcome. */
+export const PERSON_STATUSES = ['waiting', 'answered'] as const;
+export type PersonStatus = (typeof PERSON_STATUSES)[number];
 
 export const REVIEW_LIMITS = {
   identifiersMax: 5,

@@ -54,6 +54,11 @@ export async function findReviewRequest(db: Db, id: string, forUpdate = false): 
   return (forUpdate ? query.forUpdate() : query).executeTakeFirst();
 }
 
+/** What the person's status page reads (decision 0133): the state and its two times, nothing sealed. */
+export async function findPersonStatus(db: Db, id: string) {
+  return db.selectFrom('review_requests').select(['status', 'created_at', 'closed_at']).where('id', '=', id).executeTakeFirst();
+}
+
 export async function closeReviewRequest(
   db: Db,
   id: string,

@@ -14,10 +14,14 @@ import {
   ReviewRequestListQuery,
   ReviewRequestListResponse,
   ReviewRequestResponse,
+  ReviewRequestStatusParams,
+  ReviewRequestStatusResponse,
 } from './review-requests.schemas.js';
 import type { ReviewRequestsService } from './review-requests.service.js';
 
 const HOUR_MS = 60 * 60 * 1000;
+/** A person checking their request reloads a page now and then; this is a crowd behind one address doing it. */
+const STATUS_READS_PER_MINUTE = 60;
 const ADMIN = '/api/v1/admin/review-requests';
 
 /** The public's requests to review a listing (no key, limited per client address) and the operators' side. */
@@ -53,6 +57,26 @@ export const reviewRequestsRoutes: RoutesPlugin<{ reviewRequests: ReviewRequests
         .code(201)
         .send(ok(created, 'Request received; the operators will check the registry and answer you at the contact you gave'));
     },
+  );
+
+  app.get(
+    '/api/v1/public/review-requests/:id/status',
+    {
+      // The id in the path is the person's proof (decisions 0129, 0133): the per-request lines (info),
+      // whose url would carry it, are not written for this route; warnings and errors still are.
+      logLevel: 'warn',
+      config: { rateLimit: clientAddressRateLimit({ max: STATUS_READS_PER_MINUTE }) },
+      schema: {
+        tags: ['public reports'],
+        summary: 'Whether the operators have answered a review request, for the person who sent it (no key)',
+        description:
+          "The full id returned by `POST /api/v1/public/review-requests` is what proves the caller sent it: only the reference, `waiting` or `answered` and two dates are answered. Never the outcome, the operators' note or anything the person sent: anyone may send a request naming someone else's details, and the outcome would say whether anything is listed under them, which the public side never says (decision 0122). The operators answer the person outside Redflag, at the contact given. " +
+          `An unknown id, one that is not an id, and one of a request since deleted (answered requests are deleted after a time) are the same 404. Limited to ${STATUS_READS_PER_MINUTE} requests a minute per client address.`,
+        params: ReviewRequestStatusParams,
+        response: { 200: ReviewRequestStatusResponse, ...errorResponses(404) },
+      },
+    },
+    async (request) => ok(await reviewRequests.personStatus(request.params.id), 'Review request status fetched successfully'),
   );
 
   const tags = ['admin: review requests'];

@@ -3,7 +3,7 @@ import { Envelope } from '../../http/envelope.js';
 import { DateTime, Nullable, StringEnum } from '../../http/schema-helpers.js';
 import { referencedListQuery } from '../public-reports/public-reports.schemas.js';
 import { IdentifierInput } from '../reports/reports.schemas.js';
-import { REVIEW_LIMITS as L, REVIEW_OUTCOMES, REVIEW_STATUSES } from './review-request-values.js';
+import { REVIEW_LIMITS as L, PERSON_STATUSES, REVIEW_OUTCOMES, REVIEW_STATUSES } from './review-request-values.js';
 
 export const ReviewRequestBody = Type.Object(
   {
@@ -35,6 +35,35 @@ export const ReviewRequestCreatedResponse = Envelope(
     reference: Type.String({ description: 'What the person quotes when they write or call (3F0C-2A1E)' }),
     status: Type.Literal('open'),
   }),
+);
+
+export const ReviewRequestStatusParams = Type.Object({
+  id: Type.String({
+    description:
+      'The full id returned when the request was sent (36 characters). Anything else, a reference included, is 404 like an id no request has',
+  }),
+});
+
+/**
+ * The person's status page (decision 0133): these four fields and nothing else. Never the outcome:
+ * it would say whether anything is listed under the details sent, and anyone may send a request
+ * naming another's number (decision 0122).
+ */
+export const ReviewRequestStatusResponse = Envelope(
+  Type.Object(
+    {
+      reference: Type.String({
+        description: "The request's reference for people: the first 8 hex digits of its id, as 3F0C-2A1E (not unique on its own)",
+      }),
+      status: StringEnum(PERSON_STATUSES, {
+        description:
+          '`waiting`: the operators have not answered yet; `answered`: the operators closed the request and answered the person outside Redflag, at the contact given (what they found is in that answer, never here)',
+      }),
+      receivedAt: DateTime('When the request was sent'),
+      updatedAt: DateTime('When it was answered (the sending time while it is `waiting`)'),
+    },
+    { additionalProperties: false },
+  ),
 );
 
 const listedFields = {

@@ -12,7 +12,7 @@ import { normalizeContact } from '../public-reports/contact-details.js';
 import type { Moderator } from '../public-reports/moderator.js';
 import { parseReference, referenceOf } from '../public-reports/reference.js';
 import { freeTextError, trimmedText } from '../trimmed-text.js';
-import { REVIEW_LIMITS, REVIEW_NOTE_LABEL, REVIEW_REQUEST_LABEL } from './review-request-values.js';
+import { type PersonStatus, REVIEW_LIMITS, REVIEW_NOTE_LABEL, REVIEW_REQUEST_LABEL } from './review-request-values.js';
 import * as repo from './review-requests.repository.js';
 
 export interface ReviewRequestInput {
@@ -134,6 +134,24 @@ export function createReviewRequestsService(deps: {
         labels: [...new Set(identifiers.map((i) => i.label))],
       });
       return { id, reference: referenceOf(id), status: 'open' };
+    },
+
+    /**
+     * Where a request stands, for the person who sent it (decision 0133): the full id is the proof.
+     * Waiting or answered and two times; never the outcome (it would say whether anything is listed,
+     * decision 0122), the note, or anything the person sent. An id no request has, anything that is
+     * not an id and a request since deleted are the same 404.
+     */
+    async personStatus(id: string): Promise<{ reference: string; status: PersonStatus; receivedAt: string; updatedAt: string }> {
+      const key = isUuid(id) ? id.toLowerCase() : undefined;
+      const row = key === undefined ? undefined : await repo.findPersonStatus(db, key);
+      if (key === undefined || !row) throw AppError.notFound('Review request not found');
+      return {
+        reference: referenceOf(key),
+        status: row.status === 'closed' ? 'answered' : 'waiting',
+        receivedAt: row.created_at.toISOString(),
+        updatedAt: (row.closed_at ?? row.created_at).toISOString(),
+      };
     },
 
     async list(query: { status?: ReviewRequestStatus | undefined; reference?: string | undefined; page: number; limit: number }) {
