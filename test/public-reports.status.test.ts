@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { referenceOf } from '../src/modules/public-reports/reference.js';
+import { expectEachNotFound, idsThatAreNot, withoutRequestId } from './helpers/capability-ids.js';
 import { createOperator, key } from './helpers/principals.js';
 import { ADMIN, filePublicReport, nextAddress, uniquePhone } from './helpers/public-reports.js';
 import { buildTestApp, type TestApp } from './helpers/test-app.js';
@@ -23,14 +24,6 @@ const moderate = (id: string, action: 'publish' | 'reject', payload?: Record<str
     headers: key(operator.apiKey),
     ...(payload ? { payload } : {}),
   });
-
-/** An error body without its request id, which differs on every answer. */
-function withoutRequestId(res: { json(): unknown }) {
-  const body = res.json() as { data: Record<string, unknown> };
-  const { requestId, ...data } = body.data;
-  expect(typeof requestId).toBe('string');
-  return { ...body, data };
-}
 
 const REJECTION = 'Operator note: the story reads like a test entry';
 const WITHDRAWAL = 'Operator note: the bank proved the account is the victim’s own';
@@ -144,30 +137,7 @@ describe('GET /api/v1/public/reports/:id/status', () => {
     const deleted = await filePublicReport(t, uniquePhone());
     // As the clean-up deletes an unpublished report (public-reports.cleanup.ts): the row, and its identifiers by cascade.
     await t.database.db.deleteFrom('public_reports').where('id', '=', deleted).execute();
-    const unlike = [
-      deleted,
-      'not-a-uuid',
-      referenceOf(real), // the 8-digit reference is not unique, so it is no key to a report
-      referenceOf(real).replace('-', ''),
-      real.replace(/-/g, ''),
-      `${real}x`,
-      `x${real}`,
-      real.slice(0, 35),
-      `${real.slice(0, 35)}g`,
-      encodeURIComponent(` ${real}`),
-      encodeURIComponent(`${real}\u200b`),
-      '00000000-0000-0000-0000-000000000000',
-      'x'.repeat(100), // the longest a path parameter may be
-      encodeURIComponent("'; select 1; --"),
-      '%25',
-      '..%2F..%2Fetc',
-    ];
-    for (const id of unlike) {
-      const res = await status(id);
-      expect(res.statusCode, id).toBe(404);
-      expect(res.headers['content-type']).toBe(random.headers['content-type']);
-      expect(withoutRequestId(res), id).toEqual(notFound);
-    }
+    await expectEachNotFound(idsThatAreNot(real, deleted), status, random);
   });
 
   it('answers a NUL or an over-long id as every route does, the same whether or not the report exists', async () => {

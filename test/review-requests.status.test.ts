@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { referenceOf } from '../src/modules/public-reports/reference.js';
+import { expectEachNotFound, idsThatAreNot, withoutRequestId } from './helpers/capability-ids.js';
 import { movableClock } from './helpers/clock.js';
 import { createCompany, createOperator, key } from './helpers/principals.js';
 import { nextAddress, uniquePhone } from './helpers/public-reports.js';
@@ -54,14 +55,6 @@ const close = (id: string, outcome: 'disputed' | 'not_listed' | 'declined') =>
     headers: key(operator.apiKey),
     payload: { outcome, note: NOTE },
   });
-
-/** An error body without its request id, which differs on every answer. */
-function withoutRequestId(res: { json(): unknown }) {
-  const body = res.json() as { data: Record<string, unknown> };
-  const { requestId, ...data } = body.data;
-  expect(typeof requestId).toBe('string');
-  return { ...body, data };
-}
 
 async function expectStatus(id: string, expected: 'waiting' | 'answered') {
   const res = await status(id);
@@ -194,30 +187,7 @@ describe('GET /api/v1/public/review-requests/:id/status', () => {
     // A request still waiting is never deleted (decision 0123): its page still answers.
     await expectStatus(waiting, 'waiting');
 
-    const unlike = [
-      deleted,
-      'not-a-uuid',
-      referenceOf(real), // the 8-digit reference is not unique, so it is no key to a request
-      referenceOf(real).replace('-', ''),
-      real.replace(/-/g, ''),
-      `${real}x`,
-      `x${real}`,
-      real.slice(0, 35),
-      `${real.slice(0, 35)}g`,
-      encodeURIComponent(` ${real}`),
-      encodeURIComponent(`${real}\u200b`),
-      '00000000-0000-0000-0000-000000000000',
-      'x'.repeat(100), // the longest a path parameter may be
-      encodeURIComponent("'; select 1; --"),
-      '%25',
-      '..%2F..%2Fetc',
-    ];
-    for (const id of unlike) {
-      const res = await status(id);
-      expect(res.statusCode, id).toBe(404);
-      expect(res.headers['content-type']).toBe(random.headers['content-type']);
-      expect(withoutRequestId(res), id).toEqual(notFound);
-    }
+    await expectEachNotFound(idsThatAreNot(real, deleted), status, random);
   });
 
   it('answers a NUL or an over-long id as every route does, the same whether or not the request exists', async () => {
