@@ -120,6 +120,7 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     expect(await fitsWidth(page)).toBe(true);
     secret = (await page.textContent('#totp-secret')) as string;
     await expectQrOf(await page.getAttribute('#totp-link', 'href'));
+    await screenshot(page, 'second-factor-qr');
     await page.fill('#enrol-code', '000000');
     await page.click('#enrol-form button[type=submit]');
     await expect.poll(() => page.textContent('#enrol-message')).not.toBe('');
