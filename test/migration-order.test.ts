@@ -24,20 +24,24 @@ describe('migrations that land out of order', () => {
       poolSize: 1,
     });
     try {
-      // A database migrated before 0010 landed: everything else, 0011 included.
-      const { '2026_11_23_0010_fairness': _fairness, ...withoutFairness } = migrations;
+      // A database migrated before 0031 landed: everything else, 0032 and later included (none of
+      // which needs 0031's columns).
+      const { '2026_11_28_0031_watchlist_import_receiver': _receiver, ...withoutReceiver } = migrations;
       const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db);
       const early = new Migrator({
         db: database.db,
         migrationTableSchema: rows[0]?.schema ?? 'public',
-        provider: { getMigrations: async () => withoutFairness },
+        provider: { getMigrations: async () => withoutReceiver },
       });
       expect((await early.migrateToLatest()).error).toBeUndefined();
 
       const { applied } = await migrateToLatest(database.db);
-      expect(applied).toEqual(['2026_11_23_0010_fairness']);
-      const table = await sql<{ ok: boolean }>`select to_regclass('safelist') is not null as ok`.execute(database.db);
-      expect(table.rows[0]?.ok).toBe(true);
+      expect(applied).toEqual(['2026_11_28_0031_watchlist_import_receiver']);
+      const column = await sql<{ ok: boolean }>`select exists (select 1 from information_schema.columns
+        where table_schema = current_schema() and table_name = 'watchlist_imports' and column_name = 'receiving_by') as ok`.execute(
+        database.db,
+      );
+      expect(column.rows[0]?.ok).toBe(true);
     } finally {
       await database.close();
     }

@@ -111,19 +111,56 @@ describe('forgot my password, by e-mail', () => {
     await expect.poll(() => mailsTo(person.email).length, { timeout: 5_000 }).toBe(2);
   });
 
-  it("e-mails an administrator's link to the person too", async () => {
+  it("e-mails an administrator's link to the person alone, and a stranger's request does not cancel it", async () => {
     const owner = await createCompany(t);
+    const admin = await createUser(t, clock, { companyId: owner.companyId }, 'admin');
     const person = await createUser(t, clock, { companyId: owner.companyId }, 'viewer');
     const res = await t.app.inject({
       method: 'POST',
       url: `/api/v1/external/users/${person.userId}/password-link`,
-      headers: key(owner.apiKey),
+      headers: admin.headers,
     });
-    expect(res.json().data).toMatchObject({ kind: 'password_reset', emailed: true });
-    const body = mailsTo(person.email).at(-1) as string;
+    // E-mailed: then the administrator is not given the link (only the person holds it).
+    expect(res.json().data).toMatchObject({ kind: 'password_reset', emailed: true, url: null });
+    await expect.poll(() => mailsTo(person.email).length, { timeout: 5_000 }).toBe(1);
+    const body = mailsTo(person.email)[0] as string;
     expect(body).toContain(
       `An administrator sent you a link to choose a new password for your Redflag account at ${owner.businessName}`,
     );
-    expect(body).toContain(res.json().data.url);
+    const url = body.match(/https?:\/\/\S+\/password-reset\?token=[A-Za-z0-9_-]+/)?.[0] as string;
+
+    // Anyone who knows the address asks from the sign-in page, three times a day at most.
+    const ask = () => t.app.inject({ method: 'POST', url: '/api/v1/auth/password-reset', payload: { email: person.email } });
+    // The administrator's counts: two more from the sign-in page, then none for the rest of the day.
+    for (const expected of [2, 3, 3]) {
+      clock.advance(5 * 60_000 + 1_000);
+      expect((await ask()).statusCode).toBe(202);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await expect.poll(() => mailsTo(person.email).length, { timeout: 5_000 }).toBe(expected);
+    }
+    // The administrator's link still works.
+    const done = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/password-reset/accept',
+      payload: { token: tokenOf(url), password: 'a brand new and unusual passphrase' },
+    });
+    expect(done.statusCode, done.body).toBe(200);
+  });
+
+  it('tells a person their second factor was reset by an administrator', async () => {
+    const owner = await createCompany(t);
+    const admin = await createUser(t, clock, { companyId: owner.companyId }, 'admin');
+    const person = await createUser(t, clock, { companyId: owner.companyId }, 'admin');
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/external/users/${person.userId}/second-factor/reset`,
+      headers: admin.headers,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const told = received
+      .filter((m) => m.to.includes(person.email) && m.body.includes('Subject: Your Redflag second factor was reset'))
+      .map((m) => m.body.replace(/=\r?\n/g, ''));
+    expect(told).toHaveLength(1);
+    expect(told[0]).toContain('If you did not ask for this, tell your administrator at once.');
   });
 });

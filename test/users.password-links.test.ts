@@ -18,15 +18,18 @@ const clock = testClock();
 const NEW_PASSWORD = 'another long and unusual passphrase';
 let t: TestApp;
 let company: Awaited<ReturnType<typeof createCompany>>;
+/** The member's admin, signed in: these links are a person's to give, never an API key's. */
+let admin: Awaited<ReturnType<typeof createUser>>;
 
 beforeAll(async () => {
   t = await buildTestApp({ now: clock.now, config: { passwordResetTtlHours: 2 } });
   company = await createCompany(t);
+  admin = await createUser(t, clock, { companyId: company.companyId }, 'admin');
 });
 afterAll(() => t.close());
 
-const link = (apiKey: string, userId: string, side: 'external' | 'admin' = 'external') =>
-  t.app.inject({ method: 'POST', url: `/api/v1/${side}/users/${userId}/password-link`, headers: key(apiKey) });
+const link = (headers: Record<string, string>, userId: string, side: 'external' | 'admin' = 'external') =>
+  t.app.inject({ method: 'POST', url: `/api/v1/${side}/users/${userId}/password-link`, headers });
 const reset = (token: string, password = NEW_PASSWORD) =>
   t.app.inject({ method: 'POST', url: '/api/v1/auth/password-reset/accept', payload: { token, password } });
 const me = (headers: Record<string, string>) => t.app.inject({ url: '/api/v1/auth/me', headers });
@@ -38,7 +41,7 @@ const signInFrom = (email: string, password: string, totp?: string) =>
 describe("an administrator's link to choose a password", () => {
   it('sets a new password once, ends every session, and keeps the second factor', async () => {
     const person = await createUser(t, clock, { companyId: company.companyId }, 'admin');
-    const res = await link(company.apiKey, person.userId);
+    const res = await link(admin.headers, person.userId);
     expect(res.statusCode, res.body).toBe(201);
     const data = res.json().data;
     expect(data).toMatchObject({ userId: person.userId, kind: 'password_reset', emailed: false });
@@ -62,7 +65,7 @@ describe("an administrator's link to choose a password", () => {
 
   it('sends a person who has not joined a new invitation, and the earlier one stops working', async () => {
     const invited = await invite(t, { companyId: company.companyId }, 'viewer');
-    const res = await link(company.apiKey, invited.userId);
+    const res = await link(admin.headers, invited.userId);
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().data.kind).toBe('invitation');
     expect(res.json().data.url).toContain('/invitations/accept?token=');
@@ -70,25 +73,28 @@ describe("an administrator's link to choose a password", () => {
     // An invitation's token does not reset a password, nor the reverse.
     expect((await reset(tokenOf(res.json().data.url))).json().data.code).toBe('LINK_INVALID');
     expect((await accept(t, tokenOf(res.json().data.url))).statusCode).toBe(200);
-    const active = await link(company.apiKey, invited.userId);
+    const active = await link(admin.headers, invited.userId);
     expect((await accept(t, tokenOf(active.json().data.url))).json().data.code).toBe('INVITATION_INVALID');
   });
 
   it('works for its time only, and a newer link ends the older one', async () => {
     const person = await createUser(t, clock, { companyId: company.companyId }, 'analyst');
-    const first = tokenOf((await link(company.apiKey, person.userId)).json().data.url);
-    const second = tokenOf((await link(company.apiKey, person.userId)).json().data.url);
+    const first = tokenOf((await link(admin.headers, person.userId)).json().data.url);
+    const second = tokenOf((await link(admin.headers, person.userId)).json().data.url);
     expect((await reset(first)).json().data.code).toBe('LINK_INVALID');
     clock.advance(2 * 3_600_000 + 1_000);
     expect((await reset(second)).json().data.code).toBe('LINK_INVALID');
+    // Two hours on, the admin's session has ended too (30 idle minutes): the next tests sign in again.
+    admin = await createUser(t, clock, { companyId: company.companyId }, 'admin');
     expect((await signInFrom(person.email, PASSWORD)).statusCode).toBe(200);
   });
 
   it("is the company admin's and the operators': another company's person is a 404 like a random id, a suspended one 409", async () => {
     const person = await createUser(t, clock, { companyId: company.companyId }, 'analyst');
     const other = await createCompany(t);
-    const foreign = await link(other.apiKey, person.userId);
-    const random = await link(other.apiKey, '0b7f2c1e-3a4d-4e5f-8a6b-7c8d9e0f1a2b');
+    const otherAdmin = await createUser(t, clock, { companyId: other.companyId }, 'admin');
+    const foreign = await link(otherAdmin.headers, person.userId);
+    const random = await link(otherAdmin.headers, '0b7f2c1e-3a4d-4e5f-8a6b-7c8d9e0f1a2b');
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json().message).toBe(random.json().message);
     const analyst = await t.app.inject({
@@ -99,9 +105,19 @@ describe("an administrator's link to choose a password", () => {
     expect(analyst.statusCode).toBe(403);
 
     const operator = await createOperator(t);
-    expect((await link(operator.apiKey, person.userId, 'admin')).statusCode).toBe(201);
+    const operatorAdmin = await createUser(t, clock, { operatorId: operator.operatorId }, 'admin');
+    expect((await link(operatorAdmin.headers, person.userId, 'admin')).statusCode).toBe(201);
+    // Never an API key's: whoever held one could take the account over.
+    const byKey = await link(key(company.apiKey), person.userId);
+    expect(byKey.statusCode).toBe(403);
+    expect(byKey.json().message).toContain('not an API key');
+    expect((await link(key(operator.apiKey), person.userId, 'admin')).statusCode).toBe(403);
+    // Never one's own: a session alone must not set its owner's password.
+    const own = await link(admin.headers, admin.userId);
+    expect(own.statusCode).toBe(409);
+    expect(own.json().message).toContain('Not for yourself');
     await t.app.inject({ method: 'POST', url: `/api/v1/admin/users/${person.userId}/suspend`, headers: key(operator.apiKey) });
-    const suspended = await link(company.apiKey, person.userId);
+    const suspended = await link(admin.headers, person.userId);
     expect(suspended.statusCode).toBe(409);
     expect(suspended.json().message).toContain('suspended');
 
@@ -114,7 +130,7 @@ describe("an administrator's link to choose a password", () => {
 
   it('refuses a weak password with the field named, and the link still works after', async () => {
     const person = await createUser(t, clock, { companyId: company.companyId }, 'viewer');
-    const token = tokenOf((await link(company.apiKey, person.userId)).json().data.url);
+    const token = tokenOf((await link(admin.headers, person.userId)).json().data.url);
     const weak = await reset(token, 'password');
     expect(weak.statusCode).toBe(400);
     expect(weak.json().data.errors[0].field).toBe('password');

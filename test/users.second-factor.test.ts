@@ -37,6 +37,11 @@ describe('new recovery codes', () => {
     expect(codes).toHaveLength(10);
     expect(new Set(codes).size).toBe(10);
 
+    const trail = await t.app.inject({
+      url: '/api/v1/external/audit?action=user_recovery_codes',
+      headers: key(company.apiKey),
+    });
+    expect(trail.json().data.data).toEqual([expect.objectContaining({ userId: person.userId, subjectId: person.userId })]);
     expect((await signInFrom(person.email, old)).statusCode).toBe(401);
     expect((await signInFrom(person.email, codes[0])).statusCode).toBe(200);
     expect((await signInFrom(person.email, codes[0])).statusCode).toBe(401);
@@ -71,7 +76,10 @@ describe("an administrator's reset of a second factor", () => {
 
   it('takes it away and ends every session; the password then leads to setting up a new one', async () => {
     const person = await createUser(t, clock, { companyId: company.companyId }, 'admin');
-    const done = await reset(key(company.apiKey), person.userId);
+    const admin = await createUser(t, clock, { companyId: company.companyId }, 'admin');
+    // A person's to do, never an API key's.
+    expect((await reset(key(company.apiKey), person.userId)).statusCode).toBe(403);
+    const done = await reset(admin.headers, person.userId);
     expect(done.statusCode, done.body).toBe(200);
     expect(done.json().data.user).toMatchObject({ id: person.userId, totpEnrolled: false });
     expect((await t.app.inject({ url: '/api/v1/auth/me', headers: person.headers })).statusCode).toBe(401);
@@ -84,7 +92,7 @@ describe("an administrator's reset of a second factor", () => {
       .where('user_id', '=', person.userId)
       .execute();
     expect(codesLeft).toEqual([]);
-    const none = await reset(key(company.apiKey), person.userId);
+    const none = await reset(admin.headers, person.userId);
     expect(none.statusCode).toBe(409);
     expect(none.json().message).toContain('no second factor');
 
@@ -101,11 +109,13 @@ describe("an administrator's reset of a second factor", () => {
     const analyst = await createUser(t, clock, { companyId: company.companyId }, 'analyst', { totp: true });
     expect((await reset(analyst.headers, admin.userId)).statusCode).toBe(403);
     const other = await createCompany(t);
-    const foreign = await reset(key(other.apiKey), analyst.userId);
+    const otherAdmin = await createUser(t, clock, { companyId: other.companyId }, 'admin');
+    const foreign = await reset(otherAdmin.headers, analyst.userId);
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json().message).toBe('User not found');
 
     const operator = await createOperator(t);
-    expect((await reset(key(operator.apiKey), analyst.userId, 'admin')).statusCode).toBe(200);
+    const operatorAdmin = await createUser(t, clock, { operatorId: operator.operatorId }, 'admin');
+    expect((await reset(operatorAdmin.headers, analyst.userId, 'admin')).statusCode).toBe(200);
   });
 });

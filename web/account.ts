@@ -25,7 +25,7 @@ export async function loadAccount(): Promise<void> {
       ['E-mail', user.email],
       ['Member', member.name],
       ['Role', ROLE_NAMES[user.role] ?? user.role],
-      ['Second factor', user.totpEnrolled ? 'Set up (authenticator app)' : 'Not set up'],
+      ['Second factor', user.totpEnrolled ? 'On: a code from your authenticator app' : 'Off: your password alone'],
     ]),
   );
   byId('recovery-box').hidden = !user.totpEnrolled;
@@ -45,7 +45,12 @@ export function initAccount(deps: typeof desk): void {
         newPassword: byId<HTMLInputElement>('new-password').value,
       },
     });
-    if (!data) return showFieldErrors(form, error, byId('password-message'));
+    // A wrong current password is the service's 401, not a field error: said beside that field all the same.
+    const wrongCurrent = (error as { data?: { code?: string } } | undefined)?.data?.code === 'INVALID_CREDENTIALS';
+    const shown = wrongCurrent
+      ? { message: error?.message, data: { errors: [{ field: 'currentPassword', message: 'is not your current password' }] } }
+      : error;
+    if (!data) return showFieldErrors(form, shown, byId('password-message'));
     // The service ended every session, this one too: the desk starts again at sign-in.
     desk.endSession('Your password is changed, and you are signed out everywhere. Sign in with the new one.');
   });

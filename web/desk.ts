@@ -158,7 +158,8 @@ async function start(): Promise<void> {
   const { data } = await api.GET('/api/v1/auth/me');
   if (!data) return show('sign-in');
   setSide(data.data.user, data.data.member);
-  if (data.data.totpEnrolmentRequired) return enrol();
+  enrolmentRequired = data.data.totpEnrolmentRequired;
+  if (enrolmentRequired) return enrol();
   openFirstPage();
 }
 
@@ -193,7 +194,8 @@ onSubmitOnce(byId<HTMLFormElement>('sign-in-form'), async (event) => {
     byId<HTMLInputElement>('password').value = '';
     byId<HTMLInputElement>('totp').value = '';
     forgetMemberChoice();
-    return data.data.totpEnrolmentRequired ? enrol() : openFirstPage();
+    enrolmentRequired = data.data.totpEnrolmentRequired;
+    return enrolmentRequired ? enrol() : openFirstPage();
   }
   const code = errorCode(error);
   if (code === 'MEMBER_CHOICE_REQUIRED') {
@@ -303,9 +305,13 @@ onSubmitOnce(byId<HTMLFormElement>('forgot-form'), async (event) => {
     body: { email: byId<HTMLInputElement>('forgot-email').value },
   });
   if (!data) return showFieldErrors(byId('forgot-form'), error, message);
-  message.textContent = data.data.mailed
-    ? 'If an account uses this address, an e-mail with a link is on its way. The link works once, for a day. Check your spam folder if it does not come.'
-    : 'This service does not send e-mail. Ask an administrator of your member to send you a link from the Team page.';
+  showDone(
+    byId('forgot-form'),
+    message,
+    data.data.mailed
+      ? 'If an active account uses this address, we e-mail it a link to choose a new password (one every few minutes at most). The link works once, for a limited time. Look in your spam folder if it does not come.'
+      : 'This service does not send e-mail. Ask an administrator of your member (or the Redflag operators) to send you a link.',
+  );
 });
 
 // A link to choose a new password: the password, then the usual sign-in.
@@ -330,7 +336,17 @@ onSubmitOnce(byId<HTMLFormElement>('reset-form'), async (event) => {
   byId('password').focus();
 });
 
+/** Whether the person must set up a second factor before anything else (else it is their choice, from their account). */
+let enrolmentRequired = false;
+
 async function enrol(): Promise<void> {
+  // A fresh start each time: the form, not the codes of an earlier enrolment.
+  byId('enrol-setup').hidden = false;
+  byId('recovery').hidden = true;
+  byId('recovery-codes').replaceChildren();
+  byId<HTMLInputElement>('enrol-code').value = '';
+  byId('enrol-message').textContent = '';
+  byId('enrol-leave').textContent = enrolmentRequired ? 'Not now: sign out' : 'Not now: back to your account';
   show('enrol');
   const { data, error } = await api.POST('/api/v1/auth/totp');
   if (!data) {
@@ -349,13 +365,25 @@ onSubmitOnce(byId<HTMLFormElement>('enrol-form'), async (event) => {
     body: { code: byId<HTMLInputElement>('enrol-code').value.trim() },
   });
   if (!data) return showFieldErrors(byId('enrol-form'), error, byId('enrol-message'));
-  byId('enrol-form').hidden = true;
+  // The key leaves the screen once it is in the app; the codes take its place.
+  byId('enrol-setup').hidden = true;
+  byId('totp-qr').replaceChildren();
+  byId('totp-secret').textContent = '';
+  enrolmentRequired = false;
   const list = byId('recovery-codes');
   for (const code of data.data.recoveryCodes) list.append(Object.assign(document.createElement('li'), { textContent: code }));
   byId('recovery').hidden = false;
   byId('enrol-done').focus();
 });
 byId('enrol-done').addEventListener('click', () => openFirstPage());
+// Without the phone at hand: out of the desk (when the second factor is required), or back to the account page.
+onClickOnce(byId('enrol-leave'), async () => {
+  byId('totp-qr').replaceChildren();
+  byId('totp-secret').textContent = '';
+  if (enrolmentRequired)
+    return signOut('/api/v1/auth/sign-out', 'You have signed out. Set up your second factor when your phone is at hand.');
+  open('account');
+});
 
 /** Signs out on the service first: the desk is emptied only once the session is really over. */
 async function signOut(path: '/api/v1/auth/sign-out' | '/api/v1/auth/sign-out-everywhere', reason: string): Promise<void> {

@@ -63,6 +63,12 @@ export async function loadKeys(): Promise<void> {
         if (!sure) return;
         const { error: failed } = await api.POST('/api/v1/external/keys/{keyId}/revoke', { params: { path: { keyId: k.id } } });
         tell(byId('keys-message'), failed ? failed.message : `Key ${k.prefix}… was revoked.`, failed ? 'error' : 'ok');
+        // The key shown once is taken off the page when it is the one revoked: it no longer works.
+        const shown = byId<HTMLInputElement>('new-key');
+        if (!failed && shown.value.startsWith(k.prefix)) {
+          shown.value = '';
+          byId('new-key-box').hidden = true;
+        }
         await loadKeys();
       });
     }

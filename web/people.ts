@@ -1,8 +1,8 @@
 // The operators' admins: everyone who signs in, the operators and each member's people. They let a
 // member's first admin in, help one whose admin lost access (decision 0132), and suspend a person.
-import { api, byId, clearFieldErrors, onClickOnce, onSubmitOnce, option, showFieldErrors } from './common.js';
+import { api, byId, clearFieldErrors, momentText, onClickOnce, onSubmitOnce, option, showFieldErrors, tell } from './common.js';
 import { confirmAction } from './confirm.js';
-import { accessButtons } from './person-access.js';
+import { accessButtons, hideLink } from './person-access.js';
 import { viewer } from './viewer.js';
 
 const OPERATOR_ROLES: [string, string][] = [
@@ -21,11 +21,14 @@ const OPERATORS = 'operators';
 let members: { operatorId: string; names: Map<string, string> } | undefined;
 
 async function loadMembers(): Promise<NonNullable<typeof members>> {
-  const [me, companies] = await Promise.all([
-    api.GET('/api/v1/auth/me'),
-    api.GET('/api/v1/admin/companies', { params: { query: { page: 1, limit: 100 } } }),
-  ]);
-  const names = new Map((companies.data?.data.data ?? []).map((c) => [c.id, c.businessName]));
+  const me = await api.GET('/api/v1/auth/me');
+  // Every member, a page of 100 at a time: the 101st must be as easy to find as the first.
+  const names = new Map<string, string>();
+  for (let page = 1; ; page++) {
+    const { data } = await api.GET('/api/v1/admin/companies', { params: { query: { page, limit: 100 } } });
+    for (const company of data?.data.data ?? []) names.set(company.id, company.businessName);
+    if (!data || page * 100 >= data.data.meta.total) break;
+  }
   members = { operatorId: me.data?.data.member.id ?? '', names };
   for (const [id, all] of [
     ['people-member', true],
@@ -53,6 +56,9 @@ function fillRoles(): void {
   if (roles.some(([value]) => value === chosen)) select.value = chosen;
 }
 
+/** Where the People page shows a person's link to hand over. */
+const peopleLink = () => ({ linkBox: byId('people-link-result'), linkField: byId<HTMLTextAreaElement>('people-link') });
+
 export async function loadPeople(): Promise<void> {
   const known = await loadMembers();
   const message = byId('people-message');
@@ -77,8 +83,7 @@ export async function loadPeople(): Promise<void> {
           ...accessButtons(user, {
             side: 'admin',
             message,
-            linkBox: byId('people-link-result'),
-            linkField: byId<HTMLTextAreaElement>('people-link'),
+            ...peopleLink(),
             reload: loadPeople,
           }),
           ...suspendButton(user),
@@ -118,10 +123,13 @@ function suspendButton(user: { id: string; email: string; name: string | null; s
       return;
     const path = suspend ? '/api/v1/admin/users/{userId}/suspend' : '/api/v1/admin/users/{userId}/activate';
     const { error } = await api.POST(path, { params: { path: { userId: user.id } } });
-    byId('people-message').textContent = error
-      ? error.message
-      : `${user.email} ${suspend ? 'is suspended' : 'can sign in again'}.`;
     await loadPeople();
+    hideLink(peopleLink());
+    tell(
+      byId('people-message'),
+      error ? error.message : `${user.email} ${suspend ? 'is suspended' : 'can sign in again'}.`,
+      error ? 'error' : 'ok',
+    );
   });
   return [button];
 }
@@ -150,7 +158,7 @@ export function initPeople(): void {
     text.dataset.tone = 'ok';
     text.textContent = data.data.emailed
       ? `The invitation was e-mailed to ${data.data.user.email}.`
-      : `Send ${data.data.user.email} the invitation link below yourself: it works once, until ${new Date(data.data.expiresAt).toLocaleString()}.`;
+      : `Send ${data.data.user.email} the invitation link below yourself: it works once, until ${momentText(data.data.expiresAt)}.`;
     byId<HTMLTextAreaElement>('people-invite-link').value = data.data.inviteUrl;
     byId('people-invite-result').hidden = data.data.emailed;
     byId<HTMLInputElement>('people-invite-email').value = '';

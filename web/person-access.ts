@@ -1,7 +1,7 @@
 // A way back in for a person (decision 0132), from the Team page (a member's admin) and the People
 // page (the operators' admins): a new invitation for one who has not joined, a link to choose a new
 // password for one who has, and, for a lost phone, their second factor taken away.
-import { api, onClickOnce } from './common.js';
+import { api, momentText, onClickOnce, tell } from './common.js';
 import { confirmAction } from './confirm.js';
 
 export type PersonRow = { id: string; email: string; name: string | null; status: string; totpEnrolled: boolean };
@@ -35,29 +35,39 @@ function smallButton(text: string, label: string): HTMLButtonElement {
   return button;
 }
 
+const linkLabel = (user: PersonRow, invited: boolean) =>
+  invited ? `Send ${user.email} a new invitation` : `Send ${user.email} a link to choose a new password`;
+
+/** A link shown for one person is taken away before anything else is said on the page. */
+export function hideLink(place: Pick<AccessPlace, 'linkBox' | 'linkField'>): void {
+  place.linkBox.hidden = true;
+  place.linkField.value = '';
+}
+
 export function accessButtons(user: PersonRow, place: AccessPlace): HTMLButtonElement[] {
   const { message } = place;
   const who = user.name ?? user.email;
   const buttons: HTMLButtonElement[] = [];
   if (user.status === 'invited' || user.status === 'active') {
     const invited = user.status === 'invited';
-    const link = smallButton(
-      invited ? 'New invitation' : 'Password link',
-      invited ? `Send ${user.email} a new invitation` : `Send ${user.email} a link to choose a new password`,
-    );
+    const link = smallButton(invited ? 'New invitation' : 'Password link', linkLabel(user, invited));
     onClickOnce(link, async () => {
+      hideLink(place);
       const { data, error } = await api.POST(LINK[place.side], { params: { path: { userId: user.id } } });
       if (!data) {
-        message.textContent = error?.message ?? 'The link could not be made. Try again.';
+        tell(message, error?.message ?? 'The link could not be made. Try again.', 'error');
         return;
       }
       const what = invited ? 'A new invitation' : 'A link to choose a new password';
-      const until = new Date(data.data.expiresAt).toLocaleString();
-      place.linkField.value = data.data.url;
-      place.linkBox.hidden = data.data.emailed;
-      message.textContent = data.data.emailed
-        ? `${what} was e-mailed to ${user.email}. It works once, until ${until}; earlier links no longer work.`
-        : `${what} for ${who} is below: send it to them yourself. It works once, until ${until}; earlier links no longer work.`;
+      const until = momentText(data.data.expiresAt);
+      place.linkField.value = data.data.url ?? '';
+      place.linkBox.hidden = data.data.url === null;
+      tell(
+        message,
+        data.data.url === null
+          ? `${what} was e-mailed to ${user.email}. It works once, until ${until}; earlier links no longer work.`
+          : `${what} for ${who} is below: send it to ${user.email} yourself. It works once, until ${until}; earlier links no longer work.`,
+      );
     });
     buttons.push(link);
   }
@@ -70,11 +80,13 @@ export function accessButtons(user: PersonRow, place: AccessPlace): HTMLButtonEl
         confirmLabel: 'Reset second factor',
       });
       if (!sure) return;
+      hideLink(place);
       const { error } = await api.POST(RESET[place.side], { params: { path: { userId: user.id } } });
-      message.textContent = error
-        ? error.message
-        : `${who}'s second factor was reset. They set up a new one at their next sign-in.`;
       await place.reload();
+      if (error) tell(message, error.message, 'error');
+      else tell(message, `${who}'s second factor was reset. They set up a new one at their next sign-in.`);
+      // Not the button now in its place (Remove, Suspend): this person's row, at its harmless first action.
+      document.querySelector<HTMLElement>(`button[aria-label="${CSS.escape(linkLabel(user, false))}"]`)?.focus();
     });
     buttons.push(reset);
   }

@@ -107,7 +107,7 @@ const STATUS_IN_WORDS: Record<StatusAnswer['status'], { heading: string; meaning
     heading: 'Received: waiting for review',
     meaning:
       'Your report has reached us. One of our operators checks every report before member banks can see it; until then, no bank sees it.',
-    next: 'We cannot say exactly when it will be checked. Come back to this page later to see what was decided.',
+    next: 'We cannot say exactly when it will be checked. Come back to this page later to see what was decided. A report that is not checked in time is deleted; this page then no longer finds it.',
   },
   published: {
     heading: 'Published: shared with member banks',

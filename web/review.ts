@@ -70,7 +70,7 @@ function inWords(answer: StatusAnswer): { heading: string; meaning: string; next
   }
   return {
     heading: 'Answered',
-    meaning: `Our team answered your request on ${dayText(answer.updatedAt)}, at the e-mail or phone you gave. This page does not say what they found: that is in their answer to you.`,
+    meaning: `Our team marked your request as answered on ${dayText(answer.updatedAt)}: they answer at the e-mail or phone you gave. This page does not say what they found: that is in their answer to you.`,
     next: `If their answer has not reached you and you gave an e-mail address, look in its spam or junk folder. If it is not there either, send a new request on this page, say that the answer did not reach you, and quote the reference ${answer.reference}. Answered requests are deleted after a time; this page then no longer finds it.`,
   };
 }

@@ -12,9 +12,10 @@ import {
   pageButtons,
   showAgain,
   showFieldErrors,
+  tell,
 } from './common.js';
 import { confirmAction } from './confirm.js';
-import { accessButtons } from './person-access.js';
+import { accessButtons, hideLink } from './person-access.js';
 import { viewer } from './viewer.js';
 
 const ROLES: [string, string][] = [
@@ -24,6 +25,9 @@ const ROLES: [string, string][] = [
 ];
 
 const roleName = (role: string) => ROLES.find(([value]) => value === role)?.[1].split(' — ')[0] ?? role;
+
+/** Where the Team page shows a colleague's link to hand over. */
+const teamLink = () => ({ linkBox: byId('person-link-result'), linkField: byId<HTMLTextAreaElement>('person-link') });
 
 export async function loadTeam(): Promise<void> {
   const { data, error } = await api.GET('/api/v1/external/users');
@@ -62,6 +66,7 @@ export async function loadTeam(): Promise<void> {
         params: { path: { userId: user.id } },
         body: { role: select.value as 'viewer' },
       });
+      hideLink(teamLink());
       message.textContent = failed
         ? failed.message
         : `${user.email} is now ${roleName(select.value).toLowerCase()}; they sign in again.`;
@@ -96,15 +101,15 @@ export async function loadTeam(): Promise<void> {
       const { error: failed } = await api.DELETE('/api/v1/external/users/{userId}', {
         params: { path: { userId: user.id } },
       });
-      message.textContent = failed ? failed.message : `${user.email} was removed.`;
+      hideLink(teamLink());
+      tell(message, failed ? failed.message : `${user.email} was removed.`, failed ? 'error' : 'ok');
       await loadTeam();
     });
     actions.append(
       ...accessButtons(user, {
         side: 'external',
         message: byId('team-message'),
-        linkBox: byId('person-link-result'),
-        linkField: byId<HTMLTextAreaElement>('person-link'),
+        ...teamLink(),
         reload: loadTeam,
       }),
       remove,

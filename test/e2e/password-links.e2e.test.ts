@@ -47,10 +47,11 @@ describe.skipIf(!hasChromium)('passwords and second factors, in the desk at 360 
 
   it("an administrator's link: the token leaves the address bar, a weak password is refused, the new one signs in; the link works once", async () => {
     const person = await createUser(t, clock, { companyId: company.companyId }, 'analyst');
+    const admin = await createUser(t, clock, { companyId: company.companyId }, 'admin');
     const link = await t.app.inject({
       method: 'POST',
       url: `/api/v1/external/users/${person.userId}/password-link`,
-      headers: key(company.apiKey),
+      headers: admin.headers,
     });
     const url = new URL(link.json().data.url);
     await page.goto(`${base}${url.pathname}${url.search}`);
@@ -104,7 +105,7 @@ describe.skipIf(!hasChromium)('passwords and second factors, in the desk at 360 
     try {
       await mine.getByRole('button', { name: 'Your account' }).click();
       await expect.poll(() => mine.textContent('#account-facts')).toContain(person.email);
-      expect(await mine.textContent('#account-facts')).toContain('Set up (authenticator app)');
+      expect(await mine.textContent('#account-facts')).toContain('On: a code from your authenticator app');
       expect(await mine.isVisible('#totp-setup-box')).toBe(false);
       expect(await seriousViolations(mine)).toEqual([]);
       expect(await fitsWidth(mine)).toBe(true);
@@ -118,11 +119,13 @@ describe.skipIf(!hasChromium)('passwords and second factors, in the desk at 360 
       await mine.fill('#current-password', 'not my password at all');
       await mine.fill('#new-password', NEW_PASSWORD);
       await mine.getByRole('button', { name: 'Change password' }).click();
-      await expect.poll(() => mine.textContent('#password-message')).toContain('current password is wrong');
+      await expect.poll(() => mine.getAttribute('#current-password', 'aria-invalid')).toBe('true');
+      expect(await mine.textContent('#view-account')).toContain('Is not your current password');
+      expect(await mine.evaluate(() => document.activeElement?.id)).toBe('current-password');
       await mine.fill('#current-password', PASSWORD);
       await mine.getByRole('button', { name: 'Change password' }).click();
       await expect.poll(() => mine.textContent('#notice')).toContain('Your password is changed');
-      expect(await mine.isVisible('#view-sign-in')).toBe(true);
+      await expect.poll(() => mine.isVisible('#view-sign-in')).toBe(true);
     } finally {
       await signedIn.browser.close();
     }
@@ -137,11 +140,15 @@ describe.skipIf(!hasChromium)('passwords and second factors, in the desk at 360 
     await fresh.click('#sign-in-form button[type=submit]');
     await fresh.waitForSelector('#view-search', { state: 'visible' });
     await fresh.getByRole('button', { name: 'Your account' }).click();
-    await expect.poll(() => fresh.textContent('#account-facts')).toContain('Not set up');
+    await expect.poll(() => fresh.textContent('#account-facts')).toContain('Off: your password alone');
     expect(await fresh.isVisible('#recovery-box')).toBe(false);
     await fresh.getByRole('button', { name: 'Set up a second factor' }).click();
     await expect.poll(() => fresh.textContent('#totp-secret')).not.toBe('');
     expect(await fresh.isVisible('#view-enrol')).toBe(true);
+    // Changed their mind: back to the account page, the key gone from the screen.
+    await fresh.getByRole('button', { name: 'Not now: back to your account' }).click();
+    await expect.poll(() => fresh.isVisible('#view-account')).toBe(true);
+    expect(await fresh.textContent('#totp-secret')).toBe('');
     await fresh.close();
   });
 
@@ -154,7 +161,8 @@ describe.skipIf(!hasChromium)('passwords and second factors, in the desk at 360 
       await desk.click('button[data-view="team"]');
       await desk.getByRole('button', { name: `Send ${colleague.email} a link to choose a new password` }).click();
       await expect.poll(() => desk.inputValue('#person-link')).toMatch(/\/password-reset\?token=/);
-      expect(await desk.textContent('#team-message')).toContain('send it to them yourself');
+      expect(await desk.textContent('#team-message')).toContain(`send it to ${colleague.email} yourself`);
+      expect(await desk.getAttribute('#team-message', 'data-tone')).toBe('ok');
       expect(await seriousViolations(desk)).toEqual([]);
       expect(await fitsWidth(desk)).toBe(true);
 
@@ -171,6 +179,11 @@ describe.skipIf(!hasChromium)('passwords and second factors, in the desk at 360 
       await desk.getByRole('button', { name: `Reset the second factor of ${colleague.email}` }).click();
       await desk.getByRole('dialog').getByRole('button', { name: 'Reset second factor' }).click();
       await expect.poll(() => desk.textContent('#team-message')).toContain('second factor was reset');
+      // The link handed over for them before is no longer on the page, and focus is on their harmless first action.
+      expect(await desk.isVisible('#person-link-result')).toBe(false);
+      expect(await desk.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
+        `Send ${colleague.email} a link to choose a new password`,
+      );
       expect((await users()).find((u) => u.id === colleague.userId)?.totpEnrolled).toBe(false);
       expect(await desk.isVisible(`button[aria-label="Reset the second factor of ${colleague.email}"]`)).toBe(false);
     } finally {

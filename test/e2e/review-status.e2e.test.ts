@@ -108,7 +108,9 @@ describe.skipIf(!hasChromium)('the review request status page at /review#status/
     await page.reload();
     await expect.poll(() => page.textContent('#status-heading')).toBe('Answered');
     const answered = (await page.textContent('#status-result')) as string;
-    expect(answered).toMatch(/Our team answered your request on \d{1,2} [A-Z][a-z]{2} \d{4}, at the e-mail or phone you gave/);
+    expect(answered).toMatch(
+      /Our team marked your request as answered on \d{1,2} [A-Z][a-z]{2} \d{4}: they answer at the e-mail or phone you gave/,
+    );
     expect(answered).toContain(`quote the reference ${reference}`);
     expect(answered).toContain('send a new request on this page');
     expect(await page.textContent('#status-facts')).toContain('Answered');

@@ -12,13 +12,13 @@ export const PUBLIC_REPORT_LIMITS = {
   amountLostMax: 1e15,
 } as const;
 
+/** The label the operators' reason for a rejection is sealed under (decision 0130). */
+export const REJECTION_REASON_LABEL = 'rejectionReason';
+
 /**
  * A public report's state as the person who filed it is told it (decision 0129): waiting for an
  * operator (a draft), shared with member banks, not shared (rejected as a draft), or shared and then
  * taken down (rejected after it was published).
  */
-/** The label the operators' reason for a rejection is sealed under (decision 0130). */
-export const REJECTION_REASON_LABEL = 'rejectionReason';
-
 export const SENDER_STATUSES = ['received', 'published', 'not_published', 'withdrawn'] as const;
 export type SenderStatus = (typeof SENDER_STATUSES)[number];

@@ -158,7 +158,10 @@ export const authRoutes: RoutesPlugin<{
       },
     },
     async (request) =>
-      ok(await sessions.newRecoveryCodes(sessionUserOf(request).userId, request.body.code), 'New recovery codes made'),
+      ok(
+        await sessions.newRecoveryCodes(sessionUserOf(request).userId, request.body.code, String(request.id)),
+        'New recovery codes made',
+      ),
   );
 
   app.post(
@@ -202,15 +205,21 @@ export const authRoutes: RoutesPlugin<{
         tags,
         summary: 'Forgot the password: e-mail a link to choose a new one',
         description:
-          'Answers 202 the same whether or not the address has an account. With SMTP, each active account of the address is e-mailed a single-use link (at most one every 5 minutes); without it (`mailed: false`) nothing is sent, and an administrator of the member sends the link instead.',
+          'Answers 202 the same, and as fast, whether or not the address has an account: the look-up and the mail happen after the answer. With SMTP, each active account of the address is e-mailed a single-use link (at most one every 5 minutes and three a day per account); without it (`mailed: false`) nothing is sent, and an administrator of the member sends the link instead.',
         body: ForgotPasswordBody,
-        response: { 202: ForgotPasswordResponse },
+        response: { 202: ForgotPasswordResponse, ...errorResponses(403) },
       },
     },
     async (request, reply) => {
-      const { mailed } = await passwordLinks.requestByEmail(request.body.email);
+      const { mailed } = passwordLinks.requestByEmail(request.body.email, (work) => {
+        setImmediate(() => {
+          work().catch((error: Error) =>
+            request.log.warn({ err: { message: error.message } }, 'could not send the password links asked for'),
+          );
+        });
+      });
       const message = mailed
-        ? 'If an account uses this address, a link to choose a new password is on its way'
+        ? 'If an active account uses this address, we e-mail it a link to choose a new password'
         : 'This service does not send e-mail; ask an administrator of your member for a link';
       return reply.code(202).send(ok({ mailed }, message));
     },
@@ -223,8 +232,10 @@ export const authRoutes: RoutesPlugin<{
       schema: {
         tags,
         summary: 'Choose a new password with a reset link; every session of the person ends',
+        description:
+          'The second factor stays as it was. A link that is unknown, expired, already used or replaced by a newer one, or of an account no longer active, is `400 LINK_INVALID` (no field errors); a weak password is `400 VALIDATION_FAILED` naming `password`, and the link still works.',
         body: ResetPasswordBody,
-        response: { 200: UserResponse },
+        response: { 200: UserResponse, ...errorResponses(403) },
       },
     },
     async (request) => ok({ user: await passwordLinks.accept(request.body, String(request.id)) }, 'Password changed; sign in'),

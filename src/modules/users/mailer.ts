@@ -17,9 +17,16 @@ export interface PasswordResetMail {
   askedBy: 'self' | 'admin';
 }
 
+/** Told to the person whose second factor an administrator took away: if it was not them asking, they must know. */
+export interface SecondFactorResetMail {
+  to: string;
+  member: string;
+}
+
 export interface Mailer {
   sendInvitation(mail: InvitationMail): Promise<void>;
   sendPasswordReset(mail: PasswordResetMail): Promise<void>;
+  sendSecondFactorReset(mail: SecondFactorResetMail): Promise<void>;
   close(): void;
 }
 
@@ -64,6 +71,18 @@ export function createMailer(smtpUrl: string | undefined, from: string): Mailer 
         ]
           .join('\n')
           .trimEnd(),
+      });
+    },
+    async sendSecondFactorReset({ to, member }) {
+      await transport.sendMail({
+        from,
+        to,
+        subject: 'Your Redflag second factor was reset',
+        text: [
+          `An administrator reset the second factor of your Redflag account at ${member}: your authenticator app and recovery codes no longer work, and you set up a new one at your next sign-in.`,
+          '',
+          'If you did not ask for this, tell your administrator at once.',
+        ].join('\n'),
       });
     },
     close: () => transport.close(),

@@ -11,14 +11,17 @@ import * as repo from './users.repository.js';
 import { requireUserIn, type UserScope } from './users.service.js';
 import { toUserView, type UserView } from './users.view.js';
 
-/** One e-mail a few minutes per account, however often the sign-in page is asked: no mail bombing. */
+/** One e-mail a few minutes per account, and a few a day, however often the sign-in page is asked: no mail bombing. */
 const SELF_SERVICE_GAP_MS = 5 * 60_000;
+const SELF_SERVICE_PER_DAY = 3;
+const DAY_MS = 24 * 3_600_000;
 
 export interface PasswordLink {
   userId: string;
   /** `invitation` for a person who has not joined yet (a new one: earlier links stop working). */
   kind: 'invitation' | 'password_reset';
-  url: string;
+  /** Null when it was e-mailed: then only the person holds it, not the administrator who asked. */
+  url: string | null;
   expiresAt: string;
   emailed: boolean;
   user: UserView;
@@ -41,12 +44,16 @@ export function createPasswordLinksService(deps: {
 }) {
   const { db, now } = deps;
 
-  /** A new link for the user, in the caller's transaction; the user's earlier unused links stop working. */
-  async function newLink(trx: Kysely<Database>, user: repo.UserRow, kind: PasswordLink['kind']) {
+  /**
+   * A new link for the user, in the caller's transaction. An administrator's ends the user's earlier
+   * unused links; one asked for from the sign-in page ends none (a stranger who knows the address
+   * must not be able to cancel the link an administrator handed over).
+   */
+  async function newLink(trx: Kysely<Database>, user: repo.UserRow, kind: PasswordLink['kind'], endEarlier: boolean) {
     const token = newToken();
     const at = now();
     const expiresAt = new Date(at.getTime() + (kind === 'invitation' ? deps.invitationTtlMs : deps.resetTtlMs));
-    await repo.expireInvitations(trx, user.id, at);
+    if (endEarlier) await repo.expireInvitations(trx, user.id);
     await repo.insertInvitation(trx, {
       user_id: user.id,
       token_hash: hashToken(token),
@@ -70,16 +77,44 @@ export function createPasswordLinksService(deps: {
     }
   }
 
+  /**
+   * A link for each active account of the address that has had none from the sign-in page in five
+   * minutes, nor three in a day. Each account's row is locked first, so requests at once wait for
+   * each other rather than each see no recent link.
+   */
+  async function selfServiceLinks(email: string) {
+    const at = now().getTime();
+    return db.transaction().execute(async (trx) => {
+      const sent = [];
+      for (const account of await repo.findLiveAccountsByEmail(trx, email)) {
+        if (account.status !== 'active') continue;
+        await repo.findUser(trx, account.id, {}, true);
+        const recent = await repo.recentResetLinks(trx, account.id, new Date(at - DAY_MS));
+        if (recent.length >= SELF_SERVICE_PER_DAY || recent.some((created) => created.getTime() > at - SELF_SERVICE_GAP_MS))
+          continue;
+        sent.push({ account, link: await newLink(trx, account, 'password_reset', false) });
+      }
+      return sent;
+    });
+  }
+
   return {
-    /** An administrator's link for one of their people: answered, and e-mailed with REDFLAG_SMTP_URL. */
-    async issue(scope: UserScope, userId: string, actor?: ChangeActor): Promise<PasswordLink> {
+    /**
+     * An administrator's link for one of their people: e-mailed with REDFLAG_SMTP_URL (and then not
+     * answered: only the person holds it), else answered to hand over. Never for oneself: a session
+     * alone, left open or stolen, must not set its owner's password (that asks the current one).
+     */
+    async issue(scope: UserScope, userId: string, actor: ChangeActor & { userId: string }): Promise<PasswordLink> {
       const { user, kind, link, member } = await db.transaction().execute(async (trx) => {
         const user = await requireUserIn(trx, scope, userId);
+        if (user.id === actor.userId) {
+          throw new AppError('INVALID_STATE', 'Not for yourself: change your password on your account page');
+        }
         if (user.status === 'suspended') {
           throw new AppError('INVALID_STATE', 'This person is suspended; the operators lift a suspension first');
         }
         const kind = user.status === 'invited' ? ('invitation' as const) : ('password_reset' as const);
-        const link = await newLink(trx, user, kind);
+        const link = await newLink(trx, user, kind, true);
         await recordChange(trx, actor, { companyId: user.company_id, action: 'user_password_link', subjectId: user.id });
         return { user, kind, link, member: await repo.memberNameOf(trx, user) };
       });
@@ -88,40 +123,39 @@ export function createPasswordLinksService(deps: {
           ? mailer.sendInvitation({ to: user.email, inviteUrl: link.url, expiresAt: link.expiresAt, inviter: member })
           : mailer.sendPasswordReset({ to: user.email, resetUrl: link.url, expiresAt: link.expiresAt, member, askedBy: 'admin' }),
       );
-      return { userId: user.id, kind, url: link.url, expiresAt: link.expiresAt.toISOString(), emailed, user: toUserView(user) };
+      return {
+        userId: user.id,
+        kind,
+        url: emailed ? null : link.url,
+        expiresAt: link.expiresAt.toISOString(),
+        emailed,
+        user: toUserView(user),
+      };
     },
 
     /**
      * The sign-in page's "forgot your password": a link to each active account of the address, by
      * e-mail only. The answer is the same whether or not the address has an account; it says only
-     * whether this service sends e-mail at all. Mail goes out after the answer, so its time does not
-     * tell either.
+     * whether this service sends e-mail at all. The look-up and the mail happen after the answer
+     * (`afterAnswer`), so its time does not tell either. Returns whether mail is sent at all.
      */
-    async requestByEmail(address: string): Promise<{ mailed: boolean }> {
+    requestByEmail(address: string, afterAnswer: (work: () => Promise<void>) => void): { mailed: boolean } {
       const email = normalizeEmail(address);
       if (!email.ok) throw AppError.validation([{ field: 'email', message: email.message }]);
       if (!deps.mailer) return { mailed: false };
-      const since = new Date(now().getTime() - SELF_SERVICE_GAP_MS);
-      const links = await db.transaction().execute(async (trx) => {
-        const accounts = await repo.findLiveAccountsByEmail(trx, email.value);
-        const sent = [];
-        for (const account of accounts) {
-          if (account.status !== 'active' || (await repo.hasRecentResetLink(trx, account.id, since))) continue;
-          sent.push({ account, link: await newLink(trx, account, 'password_reset') });
+      afterAnswer(async () => {
+        for (const { account, link } of await selfServiceLinks(email.value)) {
+          await mail(account.id, (mailer) =>
+            mailer.sendPasswordReset({
+              to: account.email,
+              resetUrl: link.url,
+              expiresAt: link.expiresAt,
+              member: account.owner_name,
+              askedBy: 'self',
+            }),
+          );
         }
-        return sent;
       });
-      for (const { account, link } of links) {
-        void mail(account.id, (mailer) =>
-          mailer.sendPasswordReset({
-            to: account.email,
-            resetUrl: link.url,
-            expiresAt: link.expiresAt,
-            member: account.owner_name,
-            askedBy: 'self',
-          }),
-        );
-      }
       return { mailed: true };
     },
 

@@ -3,6 +3,7 @@ import type { Keyring } from '../../crypto/keyring.js';
 import type { Database } from '../../db/schema.js';
 import type { AsyncCommits } from '../../db/wal-flusher.js';
 import { AppError } from '../../http/errors.js';
+import { recordAudit } from '../audit/audit.repository.js';
 import { findCompanyById } from '../companies/companies.repository.js';
 import { checkPasswordPolicy, dummyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 import { hashToken, newRecoveryCode, newToken, normalizeRecoveryCode, RECOVERY_CODE_SHAPE } from './secrets.js';
@@ -267,7 +268,7 @@ export function createSessionsService(deps: {
      * authenticator app (not a recovery code): a session alone, left open or stolen, must not mint
      * codes that outlive it. Wrong codes are counted for the user, as wrong passwords are.
      */
-    async newRecoveryCodes(userId: string, code: string): Promise<{ recoveryCodes: string[] }> {
+    async newRecoveryCodes(userId: string, code: string, requestId: string): Promise<{ recoveryCodes: string[] }> {
       const user = await requireActiveUser(userId);
       if (!user.totp_confirmed_at) throw new AppError('INVALID_STATE', 'No second factor is set up; set one up first');
       const retryAfter = await throttle.userRetryAfter(user.id);
@@ -282,13 +283,22 @@ export function createSessionsService(deps: {
         throw AppError.validation([{ field: 'code', message: 'is wrong or has already been used' }]);
       }
       const recoveryCodes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
-      await db.transaction().execute((trx) =>
-        repo.replaceRecoveryCodes(
+      await db.transaction().execute(async (trx) => {
+        await repo.replaceRecoveryCodes(
           trx,
           user.id,
           recoveryCodes.map((c) => hashToken(normalizeRecoveryCode(c))),
-        ),
-      );
+        );
+        await recordAudit(trx, {
+          companyId: user.company_id ?? undefined,
+          operatorId: user.operator_id ?? undefined,
+          keyId: null,
+          userId: user.id,
+          requestId,
+          action: 'user_recovery_codes',
+          subjectId: user.id,
+        });
+      });
       return { recoveryCodes };
     },
 

@@ -128,11 +128,15 @@ export async function consumeInvitation(
   return row?.user_id;
 }
 
-/** Earlier unused links of a user (invitations and password resets) stop working when a new one is issued. */
-export async function expireInvitations(db: Db, userId: string, now: Date): Promise<void> {
+/**
+ * Earlier unused links of a user (invitations and password resets) stop working when a new one is
+ * issued: their end is set to the epoch, long past on any instance's clock (the time of issue would
+ * be ahead of an instance whose clock runs behind, and the link open there for that while).
+ */
+export async function expireInvitations(db: Db, userId: string): Promise<void> {
   await db
     .updateTable('user_invitations')
-    .set({ expires_at: now })
+    .set({ expires_at: new Date(0) })
     .where('user_id', '=', userId)
     .where('accepted_at', 'is', null)
     .execute();
@@ -225,15 +229,14 @@ export async function activeAdminsLocked(
   return rows.map((r) => r.id);
 }
 
-/** Whether the user was sent a password reset link, still unused, since `since` (one e-mail per few minutes). */
-export async function hasRecentResetLink(db: Db, userId: string, since: Date): Promise<boolean> {
-  const row = await db
+/** When the user was sent each password reset link since `since`, used or not (the sign-in page's cap). */
+export async function recentResetLinks(db: Db, userId: string, since: Date): Promise<Date[]> {
+  const rows = await db
     .selectFrom('user_invitations')
-    .select('id')
+    .select('created_at')
     .where('user_id', '=', userId)
     .where('purpose', '=', 'password_reset')
-    .where('accepted_at', 'is', null)
     .where('created_at', '>', since)
-    .executeTakeFirst();
-  return row !== undefined;
+    .execute();
+  return rows.map((row) => row.created_at);
 }

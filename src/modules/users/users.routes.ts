@@ -1,7 +1,10 @@
+import type { FastifyRequest } from 'fastify';
 import { changeActorOf, companyOf, operatorOf } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
+import { AppError } from '../../http/errors.js';
 import { errorResponses } from '../../http/openapi.js';
 import type { RoutesPlugin } from '../../http/types.js';
+import type { ChangeActor } from '../audit/audit.repository.js';
 import type { PasswordLinksService } from './password-links.service.js';
 import {
   AdminUsersQuery,
@@ -17,6 +20,19 @@ import {
 import type { UsersService } from './users.service.js';
 
 const USERS = '/api/v1/external/users';
+
+/**
+ * The person acting, for a way back into someone's account (decision 0132): a signed-in
+ * administrator, never an API key. A key is for programs; handing one a colleague's account would
+ * let whoever holds it take the account over.
+ */
+function personActing(request: FastifyRequest): ChangeActor & { userId: string } {
+  const actor = changeActorOf(request);
+  if (actor.userId === null) {
+    throw new AppError('FORBIDDEN', 'A signed-in administrator does this in the desk, not an API key');
+  }
+  return { ...actor, userId: actor.userId };
+}
 const ADMIN_USERS = '/api/v1/admin/users';
 
 /** A company admin manages the company's users; an operator admin invites anyone and suspends anyone. */
@@ -115,12 +131,12 @@ export const usersRoutes: RoutesPlugin<{ users: UsersService; passwordLinks: Pas
         summary: 'Send a person of the company a link to choose a password',
         description: linkDescription,
         params: UserIdParams,
-        response: { 201: PasswordLinkResponse, ...errorResponses(404, 409) },
+        response: { 201: PasswordLinkResponse, ...errorResponses(403, 404, 409) },
       },
     },
     async (request, reply) => {
       const { companyId } = companyOf(request);
-      const link = await passwordLinks.issue({ companyId }, request.params.userId, changeActorOf(request));
+      const link = await passwordLinks.issue({ companyId }, request.params.userId, personActing(request));
       return reply.code(201).send(ok(link, 'Link created'));
     },
   );
@@ -134,12 +150,13 @@ export const usersRoutes: RoutesPlugin<{ users: UsersService; passwordLinks: Pas
         summary: "Take away a person's second factor (a lost phone); they set up a new one at their next sign-in",
         description: secondFactorDescription,
         params: UserIdParams,
-        response: { 200: UserResponse, ...errorResponses(404, 409) },
+        response: { 200: UserResponse, ...errorResponses(403, 404, 409) },
       },
     },
     async (request) => {
-      const { companyId, user } = companyOf(request);
-      const reset = await users.resetSecondFactor({ companyId }, request.params.userId, user?.userId, changeActorOf(request));
+      const { companyId } = companyOf(request);
+      const actor = personActing(request);
+      const reset = await users.resetSecondFactor({ companyId }, request.params.userId, actor.userId, actor);
       return ok({ user: reset }, 'Second factor reset');
     },
   );
@@ -154,16 +171,12 @@ export const usersRoutes: RoutesPlugin<{ users: UsersService; passwordLinks: Pas
         summary: "Take away any person's second factor (a lost phone); they set up a new one at their next sign-in",
         description: secondFactorDescription,
         params: UserIdParams,
-        response: { 200: UserResponse, ...errorResponses(404, 409) },
+        response: { 200: UserResponse, ...errorResponses(403, 404, 409) },
       },
     },
     async (request) => {
-      const reset = await users.resetSecondFactor(
-        { everyone: true },
-        request.params.userId,
-        operatorOf(request).user?.userId,
-        changeActorOf(request),
-      );
+      const actor = personActing(request);
+      const reset = await users.resetSecondFactor({ everyone: true }, request.params.userId, actor.userId, actor);
       return ok({ user: reset }, 'Second factor reset');
     },
   );
@@ -176,11 +189,11 @@ export const usersRoutes: RoutesPlugin<{ users: UsersService; passwordLinks: Pas
         summary: 'Send any person a link to choose a password',
         description: linkDescription,
         params: UserIdParams,
-        response: { 201: PasswordLinkResponse, ...errorResponses(404, 409) },
+        response: { 201: PasswordLinkResponse, ...errorResponses(403, 404, 409) },
       },
     },
     async (request, reply) => {
-      const link = await passwordLinks.issue({ everyone: true }, request.params.userId, changeActorOf(request));
+      const link = await passwordLinks.issue({ everyone: true }, request.params.userId, personActing(request));
       return reply.code(201).send(ok(link, 'Link created'));
     },
   );

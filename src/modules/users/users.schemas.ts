@@ -128,9 +128,14 @@ export const PasswordLinkResponse = Envelope(
       description:
         'invitation: the person has not joined yet, and this is a new invitation (earlier links stop working); password_reset: a link to choose a new password',
     }),
-    url: Type.String({ description: 'Single-use link to hand over; its token is stored only as a hash' }),
+    url: Nullable(
+      Type.String({
+        description:
+          'Single-use link to hand over; its token is stored only as a hash. Null when it was e-mailed: then only the person holds it',
+      }),
+    ),
     expiresAt: DateTime(),
-    emailed: Type.Boolean({ description: 'Whether it was also e-mailed (REDFLAG_SMTP_URL)' }),
+    emailed: Type.Boolean({ description: 'Whether it was e-mailed (REDFLAG_SMTP_URL)' }),
     user: User,
   }),
 );

@@ -206,15 +206,21 @@ export function createUsersService(deps: {
      * that guards it): another admin does it.
      */
     async resetSecondFactor(scope: UserScope, id: string, actorId?: string, actor?: ChangeActor): Promise<UserView> {
-      return db.transaction().execute(async (trx) => {
+      const { user, member } = await db.transaction().execute(async (trx) => {
         const row = await requireUser(scope, id, trx);
         if (row.id === actorId) throw new AppError('INVALID_STATE', 'You cannot reset your own second factor; ask another admin');
         if (!row.totp_confirmed_at) throw new AppError('INVALID_STATE', 'This person has no second factor set up');
         await repo.clearSecondFactor(trx, row.id);
         await deleteUserSessions(trx, row.id);
         await recordChange(trx, actor, { companyId: row.company_id, action: 'user_totp_reset', subjectId: row.id });
-        return toUserView((await repo.findUser(trx, row.id)) as repo.UserRow);
+        return { user: (await repo.findUser(trx, row.id)) as repo.UserRow, member: await repo.memberNameOf(trx, row) };
       });
+      try {
+        await deps.mailer?.sendSecondFactorReset({ to: user.email, member });
+      } catch (error) {
+        deps.log?.warn({ err: { message: (error as Error).message }, userId: user.id }, 'could not tell the person of the reset');
+      }
+      return toUserView(user);
     },
 
     async setSuspended(id: string, suspended: boolean, actor?: ChangeActor): Promise<UserView> {
