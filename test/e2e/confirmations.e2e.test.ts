@@ -171,7 +171,7 @@ describe.skipIf(!hasChromium)('asking before what cannot be undone, in Chromium 
     await expect.poll(() => page.textContent('#team-message')).toBe(`${colleague.email} was removed.`);
     // A removed person is no longer listed by the service.
     expect(await status()).toBeUndefined();
-    expect(await page.locator(remove).count()).toBe(0);
+    await expect.poll(() => page.locator(remove).count()).toBe(0);
     // The row left is one's own, with nothing to press: the page's heading takes the keyboard, not the body.
     await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Team');
   });
