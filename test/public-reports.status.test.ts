@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { referenceOf } from '../src/modules/public-reports/reference.js';
-import { expectEachNotFound, idsThatAreNot, withoutRequestId } from './helpers/capability-ids.js';
+import { expectEachNotFound, expectStatusAnswer, idsThatAreNot, withoutRequestId } from './helpers/capability-ids.js';
 import { createOperator, key } from './helpers/principals.js';
 import { ADMIN, filePublicReport, nextAddress, uniquePhone } from './helpers/public-reports.js';
 import { buildTestApp, type TestApp } from './helpers/test-app.js';
@@ -29,18 +29,7 @@ const REJECTION = 'Operator note: the story reads like a test entry';
 const WITHDRAWAL = 'Operator note: the bank proved the account is the victim’s own';
 
 async function expectStatus(id: string, expected: string) {
-  const res = await status(id);
-  expect(res.statusCode, res.body).toBe(200);
-  const body = res.json();
-  expect(Object.keys(body).sort()).toEqual(['data', 'message', 'success']);
-  expect(body.success).toBe(true);
-  // Exactly these four fields: nothing an operator wrote, no identifier, no id.
-  expect(Object.keys(body.data).sort()).toEqual(['receivedAt', 'reference', 'status', 'updatedAt']);
-  expect(body.data.status).toBe(expected);
-  expect(body.data.reference).toBe(referenceOf(id));
-  expect(Date.parse(body.data.receivedAt)).not.toBeNaN();
-  expect(Date.parse(body.data.updatedAt)).toBeGreaterThanOrEqual(Date.parse(body.data.receivedAt));
-  return { body, text: res.body };
+  return expectStatusAnswer(await status(id), referenceOf(id), expected);
 }
 
 /** What the answer must never hold: the id, the report's contents, an operator or their words. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { referenceOf } from '../src/modules/public-reports/reference.js';
-import { expectEachNotFound, idsThatAreNot, withoutRequestId } from './helpers/capability-ids.js';
+import { expectEachNotFound, expectStatusAnswer, idsThatAreNot, withoutRequestId } from './helpers/capability-ids.js';
 import { movableClock } from './helpers/clock.js';
 import { createCompany, createOperator, key } from './helpers/principals.js';
 import { nextAddress, uniquePhone } from './helpers/public-reports.js';
@@ -57,19 +57,9 @@ const close = (id: string, outcome: 'disputed' | 'not_listed' | 'declined') =>
   });
 
 async function expectStatus(id: string, expected: 'waiting' | 'answered') {
-  const res = await status(id);
-  expect(res.statusCode, res.body).toBe(200);
-  const body = res.json();
-  expect(Object.keys(body).sort()).toEqual(['data', 'message', 'success']);
-  expect(body.success).toBe(true);
-  expect(body.message).toBe('Review request status fetched successfully');
-  // Exactly these four fields: no outcome, no note, nothing the person sent, no id.
-  expect(Object.keys(body.data).sort()).toEqual(['receivedAt', 'reference', 'status', 'updatedAt']);
-  expect(body.data.status).toBe(expected);
-  expect(body.data.reference).toBe(referenceOf(id));
-  expect(Date.parse(body.data.receivedAt)).not.toBeNaN();
-  expect(Date.parse(body.data.updatedAt)).toBeGreaterThanOrEqual(Date.parse(body.data.receivedAt));
-  return { body, text: res.body };
+  const answer = expectStatusAnswer(await status(id), referenceOf(id), expected);
+  expect(answer.body.message).toBe('Review request status fetched successfully');
+  return answer;
 }
 
 /** What the answer must never hold: the id, what the person sent, the outcome, the operators' words. */

@@ -50,3 +50,20 @@ export async function expectEachNotFound(
     expect(withoutRequestId(res), id).toEqual(notFound);
   }
 }
+
+/**
+ * A status answer (decisions 0129, 0133): the envelope, exactly four fields (nothing anyone wrote,
+ * no identifier, no id), the status expected, the reference of the id, and its two dates in order.
+ */
+export function expectStatusAnswer(res: LightMyRequestResponse, reference: string, expected: string) {
+  expect(res.statusCode, res.body).toBe(200);
+  const body = res.json();
+  expect(Object.keys(body).sort()).toEqual(['data', 'message', 'success']);
+  expect(body.success).toBe(true);
+  expect(Object.keys(body.data).sort()).toEqual(['receivedAt', 'reference', 'status', 'updatedAt']);
+  expect(body.data.status).toBe(expected);
+  expect(body.data.reference).toBe(reference);
+  expect(Date.parse(body.data.receivedAt)).not.toBeNaN();
+  expect(Date.parse(body.data.updatedAt)).toBeGreaterThanOrEqual(Date.parse(body.data.receivedAt));
+  return { body, text: res.body };
+}

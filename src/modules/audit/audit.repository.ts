@@ -68,6 +68,27 @@ export async function recordChange(
   });
 }
 
+/**
+ * A person's change to their own account (a new password by a link, new recovery codes), in their
+ * member's trail (or the operators'), naming them as actor and subject.
+ */
+export async function recordOwnChange(
+  db: Db,
+  person: { id: string; company_id: string | null; operator_id: string | null },
+  requestId: string,
+  action: AuditAction,
+): Promise<void> {
+  await recordAudit(db, {
+    companyId: person.company_id ?? undefined,
+    operatorId: person.operator_id ?? undefined,
+    keyId: null,
+    userId: person.id,
+    requestId,
+    action,
+    subjectId: person.id,
+  });
+}
+
 /** Writes audit rows; inside the caller's transaction when there is one, so the row lands with the change. */
 export async function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
   await recordAudits(db, [entry]);

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import { normalizeEmail } from '../../identifiers/email.js';
-import { type ChangeActor, recordAudit, recordChange } from '../audit/audit.repository.js';
+import { type ChangeActor, recordChange, recordOwnChange } from '../audit/audit.repository.js';
 import type { Mailer } from './mailer.js';
 import { checkPasswordPolicy, hashPassword } from './passwords.js';
 import { hashToken, newToken } from './secrets.js';
@@ -173,15 +173,7 @@ export function createPasswordLinksService(deps: {
         }
         const updated = await repo.updateUser(trx, row.id, { password_hash: passwordHash });
         await deleteUserSessions(trx, row.id);
-        await recordAudit(trx, {
-          companyId: row.company_id ?? undefined,
-          operatorId: row.operator_id ?? undefined,
-          keyId: null,
-          userId: row.id,
-          requestId,
-          action: 'user_password_reset',
-          subjectId: row.id,
-        });
+        await recordOwnChange(trx, row, requestId, 'user_password_reset');
         return updated as repo.UserRow;
       });
       return toUserView(user);

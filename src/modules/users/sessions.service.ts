@@ -3,7 +3,7 @@ import type { Keyring } from '../../crypto/keyring.js';
 import type { Database } from '../../db/schema.js';
 import type { AsyncCommits } from '../../db/wal-flusher.js';
 import { AppError } from '../../http/errors.js';
-import { recordAudit } from '../audit/audit.repository.js';
+import { recordOwnChange } from '../audit/audit.repository.js';
 import { findCompanyById } from '../companies/companies.repository.js';
 import { checkPasswordPolicy, dummyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 import { hashToken, newRecoveryCode, newToken, normalizeRecoveryCode, RECOVERY_CODE_SHAPE } from './secrets.js';
@@ -289,15 +289,7 @@ export function createSessionsService(deps: {
           user.id,
           recoveryCodes.map((c) => hashToken(normalizeRecoveryCode(c))),
         );
-        await recordAudit(trx, {
-          companyId: user.company_id ?? undefined,
-          operatorId: user.operator_id ?? undefined,
-          keyId: null,
-          userId: user.id,
-          requestId,
-          action: 'user_recovery_codes',
-          subjectId: user.id,
-        });
+        await recordOwnChange(trx, user, requestId, 'user_recovery_codes');
       });
       return { recoveryCodes };
     },
