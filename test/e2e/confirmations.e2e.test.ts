@@ -79,7 +79,7 @@ describe.skipIf(!hasChromium)('asking before what cannot be undone, in Chromium 
     await page.keyboard.press('Enter');
     await expect.poll(isOpen).toBe(false);
     // The dialog leaves the page, and focus is back on the button that opened it.
-    expect(await page.locator('dialog').count()).toBe(0);
+    await expect.poll(() => page.locator('dialog').count()).toBe(0);
     expect(await focused()).toMatchObject({ label: `Revoke key ${prefix}` });
     expect(await works()).toBe(true);
 
@@ -139,7 +139,7 @@ describe.skipIf(!hasChromium)('asking before what cannot be undone, in Chromium 
     await dialog().getByRole('button', { name: 'Remove endpoint' }).click();
     await expect.poll(() => page.textContent('#webhooks-message')).toBe(`${url} removed.`);
     expect(await endpoints()).toBe(0);
-    expect(await page.textContent('#webhooks-count')).toBe('0 endpoints');
+    await expect.poll(() => page.textContent('#webhooks-count')).toBe('0 endpoints');
     // No card is left to carry on in: the page's heading takes the keyboard.
     await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
   });
