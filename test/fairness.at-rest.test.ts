@@ -66,9 +66,10 @@ describe('safelist and disputes at rest', () => {
     for (const needle of needles) {
       for (const piece of stored) expect(containsClear(piece, needle), `${piece.where} contains ${needle}`).toBe(false);
     }
-    // The scan can see text: the safelist's reason is stored in clear and is found. A dispute's is
-    // sealed (decision 0130).
-    expect(stored.some((piece) => containsClear(piece, 'A settlement account of a member bank'))).toBe(true);
+    // The scan can see text: the member's name is stored in clear and is found. The safelist's
+    // reason (decision 0135) and a dispute's (decision 0130) are sealed.
+    expect(stored.some((piece) => containsClear(piece, owner.businessName))).toBe(true);
+    expect(stored.some((piece) => containsClear(piece, 'A settlement account of a member bank'))).toBe(false);
     expect(stored.some((piece) => containsClear(piece, 'y'.repeat(40)))).toBe(false);
   });
 });

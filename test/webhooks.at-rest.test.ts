@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { containsClear, storedPieces } from './helpers/at-rest.js';
-import { digits, letters } from './helpers/identifiers.js';
+import { digits, letters, nuban } from './helpers/identifiers.js';
 import { createCompany, key } from './helpers/principals.js';
 import { createReport } from './helpers/reports.js';
 import { buildTestApp } from './helpers/test-app.js';
 import { startReceiver } from './helpers/webhook-receiver.js';
 
 describe('watchlists and webhooks at rest', () => {
-  it('stores no watched value and no signing secret in clear, and logs neither', async () => {
+  it("stores no watched value, no entry's own reference and no signing secret in clear, and logs none of them", async () => {
     const t = await buildTestApp({
       config: { logLevel: 'trace', webhookAllowPrivate: true, webhookPollMs: 0, jobTickSeconds: 0 },
     });
@@ -16,7 +16,9 @@ describe('watchlists and webhooks at rest', () => {
       const watcher = await createCompany(t);
       const reporter = await createCompany(t);
       const values = { bvn: `22${digits(9)}`, email: `${letters(12)}@example.com`, social_handle: letters(14) };
-      const items = Object.entries(values).map(([label, value]) => ({ label, value, ref: 'cust-at-rest' }));
+      // Members put account numbers in their own reference: sealed at rest, sent whole to the member (decision 0135).
+      const ref = `customer account ${nuban('058')}`;
+      const items = Object.entries(values).map(([label, value]) => ({ label, value, ref }));
       const hook = await t.app.inject({
         method: 'POST',
         url: '/api/v1/external/webhooks',
@@ -37,18 +39,21 @@ describe('watchlists and webhooks at rest', () => {
       expect(receiver.received).toHaveLength(3);
       for (const r of receiver.received) {
         for (const value of Object.values(values)) expect(r.body).not.toContain(value);
+        expect(JSON.parse(r.body).data.watchlistEntry.ref).toBe(ref);
       }
+      const listed = await t.app.inject({ url: '/api/v1/external/watchlist', headers: key(watcher.apiKey) });
+      expect(listed.json().data.data.map((entry: { ref: string }) => entry.ref)).toEqual([ref, ref, ref]);
       await t.close({ keepFiles: true });
 
-      const needles = [...Object.values(values), first.secret.slice(6), second.slice(6)];
+      const needles = [...Object.values(values), ref.slice(-10), first.secret.slice(6), second.slice(6)];
       const logText = t.logLines.join('\n');
       for (const needle of needles) expect(logText, `log contains ${needle}`).not.toContain(needle);
       const stored = await storedPieces(t);
       for (const needle of needles) {
         for (const piece of stored) expect(containsClear(piece, needle), `${piece.where} contains ${needle}`).toBe(false);
       }
-      // The scan sees text: the ref is stored in clear (it is the company's own customer id, not an identifier).
-      expect(stored.some((piece) => containsClear(piece, 'cust-at-rest'))).toBe(true);
+      // The scan sees text: the member's name is stored in clear and is found.
+      expect(stored.some((piece) => containsClear(piece, watcher.businessName))).toBe(true);
     } finally {
       await receiver.close();
     }

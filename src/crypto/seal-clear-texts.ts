@@ -40,11 +40,11 @@ export async function sealClearTexts(
     const kept = column.keepClear?.length
       ? sql` and ${clear} not in (${sql.join(column.keepClear.map((t) => sql.lit(t)))})`
       : sql``;
-    const context = sql.join(column.contextColumns.map((name) => sql.ref(name)));
+    const context = column.contextColumns.map((name) => sql`, ${sql.ref(name)}`);
     for (;;) {
       const count = await db.transaction().execute(async (trx) => {
         const { rows } = await sql<Record<string, unknown> & { id: string }>`
-          select id, ${clear} as clear_text, ${context} from ${sql.table(column.table)}
+          select id, ${clear} as clear_text${sql.join(context, sql``)} from ${sql.table(column.table)}
           where ${clear} is not null${kept} order by id limit ${BATCH} for update`.execute(trx);
         if (rows.length === 0) return 0;
         const values = rows.map((row) => sql`(${row.id}::uuid, ${sealer.seal(String(row.clear_text), column.context(row))})`);

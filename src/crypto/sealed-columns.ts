@@ -5,7 +5,9 @@ import { RESPONSE_LABEL } from '../modules/reports/idempotency.js';
 import { reasonContext } from '../modules/reports/sealed-reason.js';
 import { reportTextContext, SERVICE_EXIT_REASONS } from '../modules/reports/sealed-texts.js';
 import { REVIEW_NOTE_LABEL, REVIEW_REQUEST_LABEL } from '../modules/review-requests/review-request-values.js';
+import { safelistReasonContext } from '../modules/safelist/safelist-reason.js';
 import { chunkContext, rowContext } from '../modules/screenings/screening-file.js';
+import { watchlistRefContext } from '../modules/watchlists/watchlist-ref.js';
 import type { SealContext } from './keyring.js';
 
 /**
@@ -176,6 +178,24 @@ export const sealedColumns: readonly SealedColumn[] = [
       label: String(r.label),
       rowId: String(r.id),
     }),
+  },
+  {
+    // A watchlist entry's own reference (src/modules/watchlists/watchlist-ref.ts).
+    table: 'watchlist_entries',
+    idColumn: 'id',
+    tokenColumn: 'ref_token',
+    clearColumn: 'ref',
+    contextColumns: ['company_id'],
+    context: (r) => watchlistRefContext(String(r.company_id), String(r.id)),
+  },
+  {
+    // The operators' reason for a safelist entry (src/modules/safelist/safelist-reason.ts).
+    table: 'safelist',
+    idColumn: 'id',
+    tokenColumn: 'reason_token',
+    clearColumn: 'reason',
+    contextColumns: [],
+    context: (r) => safelistReasonContext(String(r.id)),
   },
   {
     table: 'webhook_endpoints',

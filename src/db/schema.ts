@@ -371,7 +371,9 @@ export interface SafelistTable {
   label: string;
   blind_index: Buffer;
   index_version: number;
-  reason: string;
+  /** Clear only in rows written before migration 0035, until start-up seals them into `reason_token`. */
+  reason: string | null;
+  reason_token: string | null;
   operator_id: string | null;
   created_at: Generated<Date>;
 }
@@ -407,7 +409,9 @@ export interface WatchlistEntriesTable {
   nuban_index: Buffer | null;
   index_version: number;
   index_key_version: number;
+  /** Clear only in rows written before migration 0035, until start-up seals them into `ref_token`. */
   ref: string | null;
+  ref_token: string | null;
   created_at: Generated<Date>;
 }
 

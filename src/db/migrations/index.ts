@@ -32,6 +32,7 @@ import * as watchlistImportReceiver from './2026_11_28_0031_watchlist_import_rec
 import * as peopleTextsSealed from './2026_11_29_0032_people_texts_sealed.js';
 import * as passwordLinks from './2026_11_29_0033_password_links.js';
 import * as publicReportsFirstPublished from './2026_11_29_0034_public_reports_first_published.js';
+import * as memberNotesSealed from './2026_11_29_0035_member_notes_sealed.js';
 
 /**
  * Every migration, by name; names sort in the order they run. A landed migration is never
@@ -71,4 +72,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_29_0032_people_texts_sealed': peopleTextsSealed,
   '2026_11_29_0033_password_links': passwordLinks,
   '2026_11_29_0034_public_reports_first_published': publicReportsFirstPublished,
+  '2026_11_29_0035_member_notes_sealed': memberNotesSealed,
 };

@@ -27,8 +27,8 @@ export function createAdminServices(deps: {
   mailer?: Mailer | undefined;
   now?: () => Date;
   log?: { warn(obj: object, msg: string): void };
-  /** The blind index: present in the server, loaded by the CLI for safelist commands only. */
-  crypto?: Pick<Crypto, 'blindIndex'> | Pick<Crypto, 'blindIndex' | 'keyring'> | undefined;
+  /** The blind index and the keyring: present in the server, loaded by the CLI for safelist commands only. */
+  crypto?: Pick<Crypto, 'blindIndex' | 'keyring'> | undefined;
 }) {
   const { crypto } = deps;
   return {

@@ -16,8 +16,10 @@ import {
   insertEntry,
   listEntries,
   reportsCarrying,
+  type SafelistRow,
   safelistedOfReport,
 } from './safelist.repository.js';
+import { openSafelistReason, safelistReasonContext } from './safelist-reason.js';
 
 const SAFELISTED = 'is on the safelist: this identifier must never be listed';
 
@@ -61,7 +63,11 @@ export interface SafelistActor {
 }
 
 /** The operators' safelist: identifiers kept as blind indexes only (the value is never stored). */
-export function createSafelistService(deps: { db: Kysely<Database>; crypto: Pick<Crypto, 'blindIndex'>; banks: BankDirectory }) {
+export function createSafelistService(deps: {
+  db: Kysely<Database>;
+  crypto: Pick<Crypto, 'blindIndex' | 'keyring'>;
+  banks: BankDirectory;
+}) {
   const { db } = deps;
 
   function indexOf(label: IdentifierLabel, value: string) {
@@ -72,10 +78,10 @@ export function createSafelistService(deps: { db: Kysely<Database>; crypto: Pick
     return exact;
   }
 
-  const view = (row: { id: string; label: string; reason: string; operator_id: string | null; created_at: Date }) => ({
+  const view = (row: SafelistRow) => ({
     id: row.id,
     label: row.label,
-    reason: row.reason,
+    reason: openSafelistReason(deps.crypto.keyring, row),
     operatorId: row.operator_id,
     createdAt: row.created_at.toISOString(),
   });
@@ -87,12 +93,13 @@ export function createSafelistService(deps: { db: Kysely<Database>; crypto: Pick
       const entry = indexOf(input.label, input.value);
       // The entry and its audit row land together: an entry never exists without its trail.
       const row = await db.transaction().execute(async (trx) => {
+        const id = randomUUID();
         const added = await insertEntry(trx, {
-          id: randomUUID(),
+          id,
           label: input.label,
           blind_index: entry.digest,
           index_version: entry.version,
-          reason,
+          reason_token: deps.crypto.keyring.seal(reason, safelistReasonContext(id)),
           operator_id: actor.operatorId ?? null,
         });
         if (!added) throw new AppError('INVALID_STATE', 'This identifier is already on the safelist');

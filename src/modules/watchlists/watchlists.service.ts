@@ -4,6 +4,8 @@ import { AppError, type FieldError } from '../../http/errors.js';
 import { IDENTIFIER_LABELS, isIdentifierLabel } from '../../identifiers/normalize.js';
 import type { SealedIdentifier, SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import { isUuid } from '../ids.js';
+import type { ReasonSealer } from '../reports/sealed-reason.js';
+import { openWatchlistRef, watchlistRefContext } from './watchlist-ref.js';
 import { countEntries, deleteEntry, insertEntries, listEntries } from './watchlists.repository.js';
 
 export const MAX_WATCHLIST_BATCH = 1000;
@@ -29,8 +31,12 @@ export interface WatchlistEntryView {
  * A company's watchlist: identifiers of its own customers, stored like report identifiers (the
  * same normaliser, a blind index to match on, the value sealed and readable only by the company).
  */
-export function createWatchlistsService(deps: { db: Kysely<Database>; identifiers: SealedIdentifiers }) {
-  const { db, identifiers } = deps;
+export function createWatchlistsService(deps: {
+  db: Kysely<Database>;
+  identifiers: SealedIdentifiers;
+  sealer: Pick<ReasonSealer, 'seal' | 'open'>;
+}) {
+  const { db, identifiers, sealer } = deps;
 
   /**
    * Normalises and seals one item, or says why it cannot be watched. The value is sealed to the
@@ -54,7 +60,7 @@ export function createWatchlistsService(deps: { db: Kysely<Database>; identifier
       conn: Kysely<Database> = db,
     ): Promise<WatchlistItemResult[]> {
       const results: WatchlistItemResult[] = [];
-      const rows: Array<SealedIdentifier['row'] & { ref: string | null; position: number }> = [];
+      const rows: Array<SealedIdentifier['row'] & { ref_token: string | null; position: number }> = [];
       const seen = new Map<string, number>();
       items.forEach((item, i) => {
         const sealed = sealItem(companyId, item);
@@ -72,7 +78,9 @@ export function createWatchlistsService(deps: { db: Kysely<Database>; identifier
           return;
         }
         seen.set(key, i);
-        rows.push({ ...sealed.row, ref: item.ref?.trim() || null, position: i });
+        const ref = item.ref?.trim();
+        const refToken = ref ? sealer.seal(ref, watchlistRefContext(companyId, sealed.row.id)) : null;
+        rows.push({ ...sealed.row, ref_token: refToken, position: i });
       });
       if (rows.length > 0) {
         const stored = new Set(
@@ -99,7 +107,7 @@ export function createWatchlistsService(deps: { db: Kysely<Database>; identifier
         id: row.id,
         label: row.label,
         value: identifiers.open(row.value_token, { companyId, recordId: companyId, label: row.label, rowId: row.id }),
-        ref: row.ref,
+        ref: openWatchlistRef(sealer, row),
         createdAt: row.created_at.toISOString(),
       }));
       return { data, meta: { total, page: query.page, limit: query.limit } };

@@ -5,6 +5,7 @@ import type { Database } from '../../db/schema.js';
 import { DAY_MS } from '../../jobs/clock.js';
 import { jobRequestId, SYSTEM_KEY_ID } from '../../jobs/system-actor.js';
 import { recordAudit } from '../audit/audit.repository.js';
+import { openWatchlistRef } from '../watchlists/watchlist-ref.js';
 import { type SendOutcome, sendWebhook } from './delivery.sender.js';
 import { signedHeaders } from './signing.js';
 import { checkWebhookUrl } from './url-guard.js';
@@ -42,6 +43,11 @@ interface Claimed {
   secret_token: string;
   previous_secret_token: string | null;
   previous_secret_until: Date | null;
+  /** The watchlist entry the event names, if it still exists (its `ref` is added as the delivery is sent). */
+  entry_id: string | null;
+  entry_company_id: string | null;
+  entry_ref: string | null;
+  entry_ref_token: string | null;
 }
 
 interface Log {
@@ -72,9 +78,30 @@ export function createDeliveryWorker(deps: { db: Kysely<Database>; crypto: Crypt
         returning d.id, d.attempts, d.created_at, d.event_id, d.endpoint_id
       )
       select c.id, c.attempts, c.created_at, c.event_id, e.type, e.report_id, e.payload, e.created_at as event_created_at,
-        c.endpoint_id, ep.company_id, ep.url, ep.secret_token, ep.previous_secret_token, ep.previous_secret_until
-      from claimed c join webhook_events e on e.id = c.event_id join webhook_endpoints ep on ep.id = c.endpoint_id`.execute(db);
+        c.endpoint_id, ep.company_id, ep.url, ep.secret_token, ep.previous_secret_token, ep.previous_secret_until,
+        w.id as entry_id, w.company_id as entry_company_id, w.ref as entry_ref, w.ref_token as entry_ref_token
+      from claimed c join webhook_events e on e.id = c.event_id join webhook_endpoints ep on ep.id = c.endpoint_id
+      left join watchlist_entries w on w.id = e.watchlist_entry_id`.execute(db);
     return result.rows;
+  }
+
+  /**
+   * The payload with the watchlist entry's `ref`, which is sealed at rest and so not stored in the
+   * event (decision 0135): opened as the delivery is sent, null once the member removed the entry.
+   */
+  function payloadToSend(row: Claimed): unknown {
+    const payload = row.payload as { watchlistEntry?: object };
+    if (!payload.watchlistEntry) return payload;
+    const ref =
+      row.entry_id && row.entry_company_id
+        ? openWatchlistRef(crypto.keyring, {
+            id: row.entry_id,
+            company_id: row.entry_company_id,
+            ref: row.entry_ref,
+            ref_token: row.entry_ref_token,
+          })
+        : null;
+    return { ...payload, watchlistEntry: { ...payload.watchlistEntry, ref } };
   }
 
   async function attempt(row: Claimed, now: Date): Promise<SendOutcome> {
@@ -83,7 +110,7 @@ export function createDeliveryWorker(deps: { db: Kysely<Database>; crypto: Crypt
     const body = JSON.stringify({
       type: row.type,
       timestamp: new Date(row.event_created_at).toISOString(),
-      data: row.payload,
+      data: payloadToSend(row),
     });
     const secrets = endpointSecrets(crypto, row, now);
     // The delivery id is the message id: a redelivery repeats it, so receivers can drop duplicates.

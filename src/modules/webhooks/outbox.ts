@@ -19,27 +19,28 @@ export type WebhookEventType = (typeof EVENT_TYPES)[number];
  * its events: it writes the event rows and one pending delivery per subscribed active endpoint,
  * so an event exists exactly when its change committed (on PGlite and on a server alike). The
  * delivery worker (delivery.worker.ts) sends them later. Payloads never carry a clear value:
- * they name the watchlist entry (id, label, ref) and the report.
+ * they name the watchlist entry (id, label; the worker adds its sealed `ref` when it sends) and the report.
  */
 
 /** Other companies' entries for a report's identifiers: the same label and blind index (accounts carry their bank). */
 const REPORT_MATCHES = (reportId: string) => sql`
-  select w.id, w.company_id, w.label, w.ref from report_identifiers ri
+  select w.id, w.company_id, w.label from report_identifiers ri
     join watchlist_entries w on w.label = ri.label and w.blind_index = ri.blind_index
     where ri.report_id = ${reportId}`;
 
 const PUBLIC_REPORT_MATCHES = (reportId: string) => sql`
-  select w.id, w.company_id, w.label, w.ref from public_report_identifiers pi
+  select w.id, w.company_id, w.label from public_report_identifiers pi
     join watchlist_entries w on w.label = pi.label and w.blind_index = pi.blind_index
     where pi.public_report_id = ${reportId}`;
 
 /** The watchlist entries (still watched) that were told of a report or public report's match earlier. */
 const EARLIER_MATCHES = (reportId: string) => sql`
-  select w.id, w.company_id, w.label, w.ref from webhook_events e
+  select w.id, w.company_id, w.label from webhook_events e
     join watchlist_entries w on w.id = e.watchlist_entry_id
     where e.report_id = ${reportId} and e.type = 'watchlist.match'`;
 
-const entryJson = sql`json_build_object('id', m.id, 'label', m.label, 'ref', m.ref)`;
+// The entry's `ref` is sealed (decision 0135): the delivery worker adds it as it sends (entryRefOf in delivery.worker.ts).
+const entryJson = sql`json_build_object('id', m.id, 'label', m.label)`;
 
 /**
  * A member report became visible in search (published or relisted): `watchlist.match` to every
@@ -155,7 +156,7 @@ export function exitedWatchersCtes(gone: string): RawBuilder<unknown> {
   return sql`, exit_events as (
       insert into webhook_events (id, company_id, type, report_id, watchlist_entry_id, payload)
       select gen_random_uuid(), w.company_id, 'submission.exited', r.id, w.id, json_build_object(
-        'watchlistEntry', json_build_object('id', w.id, 'label', w.label, 'ref', w.ref),
+        'watchlistEntry', json_build_object('id', w.id, 'label', w.label),
         'report', json_build_object('id', r.id, 'kind', 'report', 'fraudType', r.fraud_type, 'reportingCompany', c.business_name)
       )::jsonb
       from ${rel} g join reports r on r.id = g.id join companies c on c.id = r.company_id
