@@ -30,6 +30,7 @@ import {
   withBankErrors,
 } from './identifier-rows.js';
 import { initKeys, loadKeys } from './keys.js';
+import { checkLink, describeLink, LINK_ENDED, type LinkKind } from './link-check.js';
 import { initModeration, loadQueue } from './moderation.js';
 import { initPeople, loadPeople } from './people.js';
 import { qrCode } from './qr.js';
@@ -80,13 +81,15 @@ function show(view: View): void {
       if (button.getClientRects().length > 0) button.scrollIntoView({ block: 'nearest', inline: 'nearest' });
     } else button.removeAttribute('aria-current');
   }
-  // Focus goes into the page: its first field shown, or its heading when it has none, or when the
-  // field comes after the page's list (Team's invite form under the table: focus there scrolled
-  // past the heading and the people it lists).
+  // Focus goes into the page: its first field shown that takes typing (not a read-only address), or
+  // its heading when it has none, or when the field comes after the page's list (Team's invite form
+  // under the table: focus there scrolled past the heading and the people it lists).
   const page = byId(`view-${view}`);
   const heading = page.querySelector<HTMLElement>('h1');
   if (heading) heading.tabIndex = -1;
-  const field = [...page.querySelectorAll<HTMLElement>('input, select, textarea')].find((el) => el.getClientRects().length > 0);
+  const field = [...page.querySelectorAll<HTMLInputElement>('input, select, textarea')].find(
+    (el) => el.getClientRects().length > 0 && !el.readOnly,
+  );
   const list = page.querySelector('table, ol, ul');
   const fieldFirst = field && (!list || list.compareDocumentPosition(field) & Node.DOCUMENT_POSITION_PRECEDING);
   (fieldFirst ? field : (heading ?? field))?.focus();
@@ -135,6 +138,34 @@ function setSide(user: { id: string; companyId: string | null; role: string }, m
 let invitationToken = '';
 let resetToken = '';
 
+/**
+ * A link opened is checked first (decision 0134): one that works opens its form, saying whom it is
+ * for; one that no longer works opens no form but says what to do instead; when the check itself
+ * fails, the form opens as written and its answer will tell.
+ */
+async function openLink(kind: LinkKind, token: string): Promise<void> {
+  notice.textContent = 'Checking your link…';
+  const checked = await checkLink(token);
+  notice.textContent = '';
+  if (checked.state === 'ended') return linkEnded(kind);
+  // A working link opens the page of what it is for, whichever address it came by.
+  const purpose = checked.state === 'works' ? checked.link.purpose : kind;
+  if (purpose === 'invitation') invitationToken = token;
+  else resetToken = token;
+  describeLink(purpose, checked.state === 'works' ? checked.link : undefined);
+  show(purpose === 'invitation' ? 'accept' : 'reset');
+}
+
+/** A link that no longer works, found on opening it or on sending its form: what can be done instead. */
+function linkEnded(kind: LinkKind): void {
+  invitationToken = '';
+  resetToken = '';
+  byId<HTMLInputElement>('accept-password').value = '';
+  byId<HTMLInputElement>('reset-password').value = '';
+  notice.textContent = LINK_ENDED[kind];
+  show(kind === 'invitation' ? 'sign-in' : 'forgot');
+}
+
 async function start(): Promise<void> {
   try {
     notice.textContent = sessionStorage.getItem(NOTICE_KEY) ?? '';
@@ -143,15 +174,15 @@ async function start(): Promise<void> {
     // Storage blocked: nothing to say.
   }
   if (location.pathname === '/invitations/accept') {
-    invitationToken = new URLSearchParams(location.search).get('token') ?? '';
+    const token = new URLSearchParams(location.search).get('token') ?? '';
     history.replaceState(null, '', '/');
-    if (invitationToken) return show('accept');
+    if (token) return openLink('invitation', token);
     notice.textContent = 'This invitation link is incomplete. Ask your administrator for a new one.';
   }
   if (location.pathname === '/password-reset') {
-    resetToken = new URLSearchParams(location.search).get('token') ?? '';
+    const token = new URLSearchParams(location.search).get('token') ?? '';
     history.replaceState(null, '', '/');
-    if (resetToken) return show('reset');
+    if (token) return openLink('password_reset', token);
     notice.textContent = 'This link is incomplete. Ask for a new one below, or ask your administrator.';
     return show('forgot');
   }
@@ -274,14 +305,8 @@ onSubmitOnce(byId<HTMLFormElement>('accept-form'), async (event) => {
       password: byId<HTMLInputElement>('accept-password').value,
     },
   });
-  if (errorCode(error) === 'INVITATION_INVALID') {
-    // Used, expired or replaced: the form cannot help; say what can.
-    invitationToken = '';
-    notice.textContent =
-      'This invitation has already been used or has expired. If you joined already, sign in below. If not, ask your administrator to send you a new invitation from the Team page.';
-    show('sign-in');
-    return;
-  }
+  // Used, expired or replaced since it was opened: the form cannot help; say what can.
+  if (errorCode(error) === 'INVITATION_INVALID') return linkEnded('invitation');
   if (!data) return showFieldErrors(byId('accept-form'), error, byId('accept-message'));
   invitationToken = '';
   byId<HTMLInputElement>('accept-password').value = '';
@@ -320,13 +345,7 @@ onSubmitOnce(byId<HTMLFormElement>('reset-form'), async (event) => {
   const { data, error } = await api.POST('/api/v1/auth/password-reset/accept', {
     body: { token: resetToken, password: byId<HTMLInputElement>('reset-password').value },
   });
-  if (errorCode(error) === 'LINK_INVALID') {
-    resetToken = '';
-    byId<HTMLInputElement>('reset-password').value = '';
-    notice.textContent = 'This link has already been used or has expired. Ask for a new one below.';
-    show('forgot');
-    return;
-  }
+  if (errorCode(error) === 'LINK_INVALID') return linkEnded('password_reset');
   if (!data) return showFieldErrors(byId('reset-form'), error, byId('reset-message'));
   resetToken = '';
   byId<HTMLInputElement>('reset-password').value = '';

@@ -2,7 +2,7 @@
 // member's first admin in, help one whose admin lost access (decision 0132), and suspend a person.
 import { api, byId, clearFieldErrors, momentText, onClickOnce, onSubmitOnce, option, showFieldErrors, tell } from './common.js';
 import { confirmAction } from './confirm.js';
-import { accessButtons, hideLink } from './person-access.js';
+import { accessButtons, hideLink, personCell } from './person-access.js';
 import { viewer } from './viewer.js';
 
 const OPERATOR_ROLES: [string, string][] = [
@@ -71,11 +71,11 @@ export async function loadPeople(): Promise<void> {
   }
   const rows = data.data.users.filter((u) => u.status !== 'removed');
   byId('people-count').textContent = `${rows.length} ${rows.length === 1 ? 'person' : 'people'}`;
-  const cell = (text: string) => Object.assign(document.createElement('td'), { textContent: text });
   byId('people-rows').replaceChildren(
     ...rows.map((user) => {
       const tr = document.createElement('tr');
       const member = user.companyId ? (known.names.get(user.companyId) ?? 'A member') : 'The operators';
+      // Unnamed: on a phone the card's buttons say what they do.
       const actions = document.createElement('td');
       if (user.id === viewer.userId) actions.textContent = 'You';
       else
@@ -89,11 +89,11 @@ export async function loadPeople(): Promise<void> {
           ...suspendButton(user),
         );
       tr.append(
-        cell(user.name ?? '—'),
-        cell(user.email),
-        cell(member),
-        cell(ROLE_NAMES[user.role] ?? user.role),
-        cell(user.status),
+        personCell('Name', user.name ?? '—'),
+        personCell('E-mail', user.email),
+        personCell('Member', member),
+        personCell('Role', ROLE_NAMES[user.role] ?? user.role),
+        personCell('Status', user.status),
         actions,
       );
       return tr;

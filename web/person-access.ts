@@ -25,6 +25,18 @@ const RESET = {
   admin: '/api/v1/admin/users/{userId}/second-factor/reset',
 } as const;
 
+/**
+ * A cell of a person's row, named by its column. On a phone the row is drawn as a card and the cell
+ * shows this name before its value (`table.person-cards` in web/style.css); a wide screen shows the
+ * table's header row instead. The name is the column's header, word for word.
+ */
+export function personCell(label: string, ...content: (string | Node)[]): HTMLTableCellElement {
+  const cell = document.createElement('td');
+  cell.dataset.label = label;
+  cell.append(...content);
+  return cell;
+}
+
 function smallButton(text: string, label: string): HTMLButtonElement {
   const button = Object.assign(document.createElement('button'), {
     type: 'button',

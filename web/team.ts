@@ -15,7 +15,7 @@ import {
   tell,
 } from './common.js';
 import { confirmAction } from './confirm.js';
-import { accessButtons, hideLink } from './person-access.js';
+import { accessButtons, hideLink, personCell } from './person-access.js';
 import { viewer } from './viewer.js';
 
 const ROLES: [string, string][] = [
@@ -42,8 +42,7 @@ export async function loadTeam(): Promise<void> {
   body.replaceChildren();
   for (const user of rows) {
     const tr = document.createElement('tr');
-    const cell = (text: string) => Object.assign(document.createElement('td'), { textContent: text });
-    const roleCell = document.createElement('td');
+    const roleCell = personCell('Role');
     const select = Object.assign(document.createElement('select'), { className: 'cell-control' });
     select.setAttribute('aria-label', `Role of ${user.email}`);
     for (const [value, text] of ROLES) select.append(option(value, text.split(' — ')[0] as string));
@@ -67,20 +66,29 @@ export async function loadTeam(): Promise<void> {
         body: { role: select.value as 'viewer' },
       });
       hideLink(teamLink());
-      message.textContent = failed
-        ? failed.message
-        : `${user.email} is now ${roleName(select.value).toLowerCase()}; they sign in again.`;
+      tell(
+        message,
+        failed ? failed.message : `${user.email} is now ${roleName(select.value).toLowerCase()}; they sign in again.`,
+        failed ? 'error' : 'ok',
+      );
       await loadTeam();
       // The table was drawn again: the keyboard goes back to this person's role.
       document.querySelector<HTMLElement>(`select[aria-label="${CSS.escape(`Role of ${user.email}`)}"]`)?.focus();
     });
+    // Unnamed: on a phone the card's buttons say what they do.
     const actions = document.createElement('td');
     // One's own role and membership are changed by another admin (the service refuses both):
     // offering them only led to a refusal.
     if (user.id === viewer.userId) {
       roleCell.textContent = roleName(user.role);
       actions.textContent = 'You';
-      tr.append(cell(user.name ?? '—'), cell(user.email), roleCell, cell(user.status), actions);
+      tr.append(
+        personCell('Name', user.name ?? '—'),
+        personCell('E-mail', user.email),
+        roleCell,
+        personCell('Status', user.status),
+        actions,
+      );
       body.append(tr);
       continue;
     }
@@ -114,7 +122,13 @@ export async function loadTeam(): Promise<void> {
       }),
       remove,
     );
-    tr.append(cell(user.name ?? '—'), cell(user.email), roleCell, cell(user.status), actions);
+    tr.append(
+      personCell('Name', user.name ?? '—'),
+      personCell('E-mail', user.email),
+      roleCell,
+      personCell('Status', user.status),
+      actions,
+    );
     body.append(tr);
   }
 }

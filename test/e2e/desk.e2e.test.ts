@@ -426,6 +426,30 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     const users = await t.app.inject({ method: 'GET', url: '/api/v1/external/users', headers: key(company.apiKey) });
     const invited = (users.json().data.users as Array<{ email: string; role: string }>).find((u) => u.email === colleague);
     expect(invited?.role).toBe('viewer');
+    // On a phone each person is a card: every control in the window and at least 44 px tall, with
+    // nothing scrolled sideways (a table hid the colleague's buttons past the right edge at 360 px).
+    const controls = await page.locator('#team-rows button, #team-rows select').all();
+    expect(controls.length).toBeGreaterThanOrEqual(4);
+    for (const control of controls) {
+      const box = await control.boundingBox();
+      expect(box?.x).toBeGreaterThanOrEqual(0);
+      expect((box?.x ?? 360) + (box?.width ?? 1)).toBeLessThanOrEqual(360);
+      expect(box?.height).toBeGreaterThanOrEqual(44);
+    }
+    expect(await page.$eval('#view-team .scroll-x', (box) => box.scrollWidth <= box.clientWidth)).toBe(true);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    expect(await seriousViolations(page)).toEqual([]);
+    // A wide screen keeps the table: its header row in sight, the columns side by side.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await expect
+      .poll(async () => {
+        const [name, email] = await Promise.all(
+          ['Name', 'E-mail'].map((text) => page.locator('#view-team th', { hasText: text }).boundingBox()),
+        );
+        return (name?.height ?? 0) > 20 && name?.y === email?.y && (name?.x ?? 0) < (email?.x ?? 0);
+      })
+      .toBe(true);
+    await page.setViewportSize({ width: 360, height: 780 });
 
     // API keys: a new key is shown once and works; rotating and revoking ask first.
     await page.click('button[data-view="keys"]');

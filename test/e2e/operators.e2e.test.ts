@@ -154,7 +154,12 @@ describe.skipIf(!hasChromium)('the operators’ admin pages in the desk, in Chro
     await page.selectOption('#people-member', member.companyId);
     await page.click('#people-filter button[type=submit]');
     await expect.poll(() => page.textContent('#people-rows')).toContain('Moniepoint Test MFB');
-    await page.getByRole('button', { name: 'Send first.admin@moniepoint.example a new invitation' }).click();
+    // A card a person on a phone: the button is in the window before anything scrolls it there.
+    const resend = page.getByRole('button', { name: 'Send first.admin@moniepoint.example a new invitation' });
+    await expect
+      .poll(async () => (await resend.boundingBox()) ?? { x: 360, width: 1 })
+      .toSatisfy((box: { x: number; width: number }) => box.x >= 0 && box.x + box.width <= 360);
+    await resend.click();
     await expect.poll(() => page.textContent('#people-message')).toContain('A new invitation for');
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);

@@ -57,6 +57,13 @@ describe.skipIf(!hasChromium)('passwords and second factors, in the desk at 360 
     await page.goto(`${base}${url.pathname}${url.search}`);
     await page.waitForSelector('#view-reset', { state: 'visible' });
     expect(new URL(page.url()).search).toBe('');
+    // Checked on opening: whose account it is and until when, the address where a password manager finds it.
+    expect(await page.textContent('#view-reset h1')).toBe(`Choose a new password for ${person.email}`);
+    expect(await page.inputValue('#reset-email')).toBe(person.email);
+    expect(await page.getAttribute('#reset-email', 'autocomplete')).toBe('username');
+    expect(await page.getAttribute('#reset-email', 'readonly')).not.toBeNull();
+    expect(await page.getAttribute('#reset-password', 'autocomplete')).toBe('new-password');
+    expect(await page.textContent('#reset-until')).toMatch(/^This link works until \d{1,2} \w{3} \d{4}, \d{2}:\d{2}\.$/);
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('reset-password');
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
@@ -73,29 +80,117 @@ describe.skipIf(!hasChromium)('passwords and second factors, in the desk at 360 
     await page.click('#sign-in-form button[type=submit]');
     await page.waitForSelector('#view-search', { state: 'visible' });
 
-    // The same link again, in a fresh tab: it says so and offers a new one.
+    // The same link again, in a fresh tab: it says so on opening, with no form to fill, and offers a new one.
     const again = await (await browser.newContext({ viewport: { width: 360, height: 780 } })).newPage();
     await again.goto(`${base}${url.pathname}${url.search}`);
-    await again.fill('#reset-password', 'yet another long passphrase');
-    await again.getByRole('button', { name: 'Set my password' }).click();
     await expect.poll(() => again.textContent('#notice')).toContain('already been used or has expired');
     expect(await again.isVisible('#view-forgot')).toBe(true);
+    expect(await again.isVisible('#reset-form')).toBe(false);
+    expect(await again.evaluate(() => document.activeElement?.id)).toBe('forgot-email');
+    expect(await seriousViolations(again)).toEqual([]);
     await again.close();
   });
 
-  it('a used invitation says what to do instead of failing in its form', async () => {
-    const invited = await invite(t, { companyId: company.companyId }, 'viewer');
-    expect((await accept(t, tokenOf(invited.inviteUrl))).statusCode).toBe(200);
+  it('an invitation names the member and the address before anything is typed, and the person joins', async () => {
+    const invited = await invite(t, { companyId: company.companyId }, 'analyst');
     const fresh = await (await browser.newContext({ viewport: { width: 360, height: 780 } })).newPage();
-    const url = new URL(invited.inviteUrl);
-    await fresh.goto(`${base}${url.pathname}${url.search}`);
-    await fresh.fill('#accept-name', 'Ada Obi');
-    await fresh.fill('#accept-password', NEW_PASSWORD);
-    await fresh.getByRole('button', { name: 'Join' }).click();
-    await expect.poll(() => fresh.textContent('#notice')).toContain('If you joined already, sign in below');
-    expect(await fresh.isVisible('#view-sign-in')).toBe(true);
-    expect(await seriousViolations(fresh)).toEqual([]);
-    await fresh.close();
+    try {
+      const url = new URL(invited.inviteUrl);
+      await fresh.goto(`${base}${url.pathname}${url.search}`);
+      await expect.poll(() => fresh.isVisible('#view-accept')).toBe(true);
+      expect(await fresh.textContent('#view-accept h1')).toBe(`Join ${company.businessName} on Redflag`);
+      expect(await fresh.title()).toBe(`Join ${company.businessName} on Redflag — Redflag desk`);
+      expect(await fresh.inputValue('#accept-email')).toBe(invited.email);
+      expect(await fresh.getAttribute('#accept-email', 'autocomplete')).toBe('username');
+      expect(await fresh.getAttribute('#accept-email', 'readonly')).not.toBeNull();
+      expect(await fresh.getAttribute('#accept-password', 'autocomplete')).toBe('new-password');
+      expect(await fresh.textContent('#accept-until')).toContain('This invitation works until');
+      expect(await fresh.textContent('#notice')).toBe('');
+      expect(await fresh.evaluate(() => document.activeElement?.id)).toBe('accept-name');
+      expect(await seriousViolations(fresh)).toEqual([]);
+      expect(await fitsWidth(fresh)).toBe(true);
+
+      await fresh.fill('#accept-name', 'Ada Obi');
+      await fresh.fill('#accept-password', NEW_PASSWORD);
+      await fresh.getByRole('button', { name: 'Join' }).click();
+      await expect.poll(() => fresh.textContent('#notice')).toContain('You have joined');
+      expect(await fresh.inputValue('#email')).toBe(invited.email);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('a used invitation says so on opening, with no form; one used while its page was open says so after sending', async () => {
+    const used = await invite(t, { companyId: company.companyId }, 'viewer');
+    expect((await accept(t, tokenOf(used.inviteUrl))).statusCode).toBe(200);
+    const fresh = await (await browser.newContext({ viewport: { width: 360, height: 780 } })).newPage();
+    try {
+      const url = new URL(used.inviteUrl);
+      await fresh.goto(`${base}${url.pathname}${url.search}`);
+      await expect.poll(() => fresh.textContent('#notice')).toContain('This invitation has already been used or has expired');
+      expect(await fresh.textContent('#notice')).toContain('If you joined already, sign in below');
+      expect(await fresh.isVisible('#view-sign-in')).toBe(true);
+      expect(await fresh.isVisible('#accept-form')).toBe(false);
+      expect(new URL(fresh.url()).search).toBe('');
+      expect(await seriousViolations(fresh)).toEqual([]);
+
+      const later = await invite(t, { companyId: company.companyId }, 'viewer');
+      const laterUrl = new URL(later.inviteUrl);
+      await fresh.goto(`${base}${laterUrl.pathname}${laterUrl.search}`);
+      await expect.poll(() => fresh.isVisible('#view-accept')).toBe(true);
+      expect((await accept(t, tokenOf(later.inviteUrl))).statusCode).toBe(200);
+      await fresh.fill('#accept-name', 'Ada Obi');
+      await fresh.fill('#accept-password', NEW_PASSWORD);
+      await fresh.getByRole('button', { name: 'Join' }).click();
+      await expect.poll(() => fresh.textContent('#notice')).toContain('If you joined already, sign in below');
+      expect(await fresh.isVisible('#view-sign-in')).toBe(true);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('while the check runs it says so; when the check fails the form opens anyway, and the link still works', async () => {
+    const invited = await invite(t, { companyId: company.companyId }, 'viewer');
+    const fresh = await (await browser.newContext({ viewport: { width: 360, height: 780 } })).newPage();
+    try {
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      await fresh.route('**/api/v1/auth/links/check', async (route) => {
+        await held;
+        await route.fulfill({
+          status: 503,
+          contentType: 'application/json',
+          body: JSON.stringify({ success: false, message: 'Unavailable', data: { code: 'UNAVAILABLE', requestId: 'e2e' } }),
+        });
+      });
+      const url = new URL(invited.inviteUrl);
+      await fresh.goto(`${base}${url.pathname}${url.search}`);
+      await expect.poll(() => fresh.textContent('#notice')).toBe('Checking your link…');
+      expect(await fresh.isVisible('#accept-form')).toBe(false);
+      release();
+      await expect.poll(() => fresh.isVisible('#view-accept')).toBe(true);
+      expect(await fresh.textContent('#view-accept h1')).toBe('Join your team on Redflag');
+      expect(await fresh.isVisible('#accept-email')).toBe(false);
+      expect(await fresh.textContent('#notice')).toBe('');
+      expect(await fresh.evaluate(() => document.activeElement?.id)).toBe('accept-name');
+      await fresh.fill('#accept-name', 'Ada Obi');
+      await fresh.fill('#accept-password', NEW_PASSWORD);
+      await fresh.getByRole('button', { name: 'Join' }).click();
+      await expect.poll(() => fresh.textContent('#notice')).toContain('You have joined');
+
+      // No answer at all (the network): the same.
+      await fresh.unroute('**/api/v1/auth/links/check');
+      await fresh.route('**/api/v1/auth/links/check', (route) => route.abort('failed'));
+      const other = await invite(t, { companyId: company.companyId }, 'viewer');
+      const otherUrl = new URL(other.inviteUrl);
+      await fresh.goto(`${base}${otherUrl.pathname}${otherUrl.search}`);
+      await expect.poll(() => fresh.isVisible('#view-accept')).toBe(true);
+      expect(await fresh.textContent('#view-accept h1')).toBe('Join your team on Redflag');
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('"Your account": who one is, new recovery codes with a code from the app, and a new password that signs out', async () => {

@@ -11,6 +11,8 @@ import {
   EmptyResponse,
   ForgotPasswordBody,
   ForgotPasswordResponse,
+  LinkCheckBody,
+  LinkCheckResponse,
   MeResponse,
   RecoveryCodesResponse,
   ResetPasswordBody,
@@ -31,7 +33,7 @@ export interface CookiePolicy {
   secure: boolean;
 }
 
-/** Sign-in, sign-out, the signed-in user, TOTP enrolment, password change and reset, invitation acceptance. */
+/** Sign-in, sign-out, the signed-in user, TOTP enrolment, password change and reset, checking and accepting links. */
 export const authRoutes: RoutesPlugin<{
   sessions: SessionsService;
   users: UsersService;
@@ -181,6 +183,24 @@ export const authRoutes: RoutesPlugin<{
       endSession(reply);
       return ok({}, 'Password changed; sign in again');
     },
+  );
+
+  app.post(
+    '/api/v1/auth/links/check',
+    {
+      config: { checkOrigin: true, rateLimit: { max: 20, timeWindow: 60_000 } },
+      schema: {
+        tags,
+        summary: 'Check an invitation or password link without using it',
+        description:
+          'What the link is for, the address of its account, the member it belongs to and when it ends, so its page can say so before anything is typed. ' +
+          'Nothing is written and the link still works after. A link that is unknown, expired, already used or replaced by a newer one, or of an account ' +
+          'no longer in the state it was made for, is `400 LINK_INVALID` (no field errors), as `/api/v1/auth/password-reset/accept` answers it.',
+        body: LinkCheckBody,
+        response: { 200: LinkCheckResponse, ...errorResponses(403) },
+      },
+    },
+    async (request) => ok({ link: await passwordLinks.check(request.body.token) }, 'The link works'),
   );
 
   app.post(

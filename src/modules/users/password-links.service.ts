@@ -8,7 +8,7 @@ import { checkPasswordPolicy, hashPassword } from './passwords.js';
 import { hashToken, newToken } from './secrets.js';
 import { deleteUserSessions } from './sessions.repository.js';
 import * as repo from './users.repository.js';
-import { requireUserIn, type UserScope } from './users.service.js';
+import { findWorkingLink, linkInvalid, requireUserIn, type UserScope, useLink } from './users.service.js';
 import { toUserView, type UserView } from './users.view.js';
 
 /** One e-mail a few minutes per account, and a few a day, however often the sign-in page is asked: no mail bombing. */
@@ -25,6 +25,18 @@ export interface PasswordLink {
   expiresAt: string;
   emailed: boolean;
   user: UserView;
+}
+
+/** What a link's page names as the member of an operator's account, as the desk calls that side. */
+export const OPERATORS_NAME = 'Redflag operators';
+
+export interface LinkCheck {
+  purpose: 'invitation' | 'password_reset';
+  /** The address of the account the link was made for. */
+  email: string;
+  /** The company's business name, or OPERATORS_NAME. */
+  memberName: string;
+  expiresAt: string;
 }
 
 /**
@@ -159,6 +171,23 @@ export function createPasswordLinksService(deps: {
       return { mailed: true };
     },
 
+    /**
+     * What a link is for, before it is used (decision 0134): the page it opens can say whom it is
+     * for and which member they join, or that it no longer works, before the person types anything.
+     * It is only read: nothing is written, and the link works as before.
+     */
+    async check(token: string): Promise<LinkCheck> {
+      const found = await findWorkingLink(db, token, now());
+      if (!found) throw linkInvalid();
+      const { link, user } = found;
+      return {
+        purpose: link.purpose,
+        email: user.email,
+        memberName: user.company_id ? await repo.memberNameOf(db, user) : OPERATORS_NAME,
+        expiresAt: link.expires_at.toISOString(),
+      };
+    },
+
     /** Sets a new password with a reset link; every session of the person ends. */
     async accept(input: { token: string; password: string }, requestId: string): Promise<UserView> {
       const weak = checkPasswordPolicy(input.password, 'password');
@@ -166,11 +195,8 @@ export function createPasswordLinksService(deps: {
       // Hashed before the transaction: argon2 takes tens of milliseconds and needs no row lock.
       const passwordHash = await hashPassword(input.password);
       const user = await db.transaction().execute(async (trx) => {
-        const userId = await repo.consumeInvitation(trx, hashToken(input.token), now(), 'password_reset');
-        const row = userId ? await repo.findUser(trx, userId, {}, true) : undefined;
-        if (row?.status !== 'active') {
-          throw new AppError('LINK_INVALID', 'This link is unknown, expired or already used; ask for a new one');
-        }
+        const row = await useLink(trx, input.token, now(), 'password_reset');
+        if (!row) throw linkInvalid();
         const updated = await repo.updateUser(trx, row.id, { password_hash: passwordHash });
         await deleteUserSessions(trx, row.id);
         await recordOwnChange(trx, row, requestId, 'user_password_reset');

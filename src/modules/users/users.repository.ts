@@ -106,26 +106,33 @@ export async function insertInvitation(
   await db.insertInto('user_invitations').values(invitation).execute();
 }
 
+export type LinkRow = { id: string; user_id: string; purpose: LinkPurpose; expires_at: Date };
+
 /**
- * Marks the link used and returns its user, only if it was unused, unexpired and of this purpose:
- * single use under races.
+ * The link of a token hash if it is unused and unexpired (a newer link ends an older one by setting
+ * its end to the epoch). `forUpdate` locks it: of two accepts at once, the second waits, then finds
+ * it used. Whether it still works for its account is the service's rule (users.service.ts, openLink).
  */
-export async function consumeInvitation(
-  db: Db,
-  tokenHash: Buffer,
-  now: Date,
-  purpose: LinkPurpose = 'invitation',
-): Promise<string | undefined> {
+export async function findOpenLink(db: Db, tokenHash: Buffer, now: Date, forUpdate = false): Promise<LinkRow | undefined> {
+  const query = db
+    .selectFrom('user_invitations')
+    .select(['id', 'user_id', 'purpose', 'expires_at'])
+    .where('token_hash', '=', tokenHash)
+    .where('accepted_at', 'is', null)
+    .where('expires_at', '>', now);
+  return (forUpdate ? query.forUpdate() : query).executeTakeFirst();
+}
+
+/** Marks a link used, only if it was unused: single use under races. */
+export async function markLinkUsed(db: Transaction<Database>, id: string, now: Date): Promise<boolean> {
   const row = await db
     .updateTable('user_invitations')
     .set({ accepted_at: now })
-    .where('token_hash', '=', tokenHash)
-    .where('purpose', '=', purpose)
+    .where('id', '=', id)
     .where('accepted_at', 'is', null)
-    .where('expires_at', '>', now)
-    .returning('user_id')
+    .returning('id')
     .executeTakeFirst();
-  return row?.user_id;
+  return row !== undefined;
 }
 
 /**

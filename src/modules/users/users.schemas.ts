@@ -7,6 +7,8 @@ import { NAME_MAX_LENGTH } from './users.service.js';
 const Uuid = Type.String({ format: 'uuid' });
 const Email = Type.String({ minLength: 3, maxLength: 254, description: 'E-mail address (sign-in is by e-mail)' });
 const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH });
+/** A link's token, bounded alike wherever one is taken. */
+const LinkToken = (description: string) => Type.String({ minLength: 1, maxLength: 200, description });
 
 export const User = Type.Object({
   id: Uuid,
@@ -92,7 +94,7 @@ export const ChangePasswordBody = Type.Object(
 
 export const AcceptInvitationBody = Type.Object(
   {
-    token: Type.String({ minLength: 1, maxLength: 200, description: 'The `token` query parameter of the invite URL' }),
+    token: LinkToken('The `token` query parameter of the invite URL'),
     password: Password,
     name: Type.String({ minLength: 1, maxLength: NAME_MAX_LENGTH }),
   },
@@ -150,10 +152,29 @@ export const ForgotPasswordResponse = Envelope(
 );
 export const ResetPasswordBody = Type.Object(
   {
-    token: Type.String({ minLength: 1, maxLength: 200, description: 'The `token` query parameter of the link' }),
+    token: LinkToken('The `token` query parameter of the link'),
     password: Password,
   },
   { additionalProperties: false },
+);
+export const LinkCheckBody = Type.Object(
+  { token: LinkToken('The `token` query parameter of the invitation or password link') },
+  { additionalProperties: false },
+);
+export const LinkCheckResponse = Envelope(
+  Type.Object({
+    link: Type.Object({
+      purpose: StringEnum(['invitation', 'password_reset'] as const, {
+        description:
+          'invitation: accept it at /api/v1/auth/invitations/accept; password_reset: choose the password at /api/v1/auth/password-reset/accept',
+      }),
+      email: Type.String({ description: 'The address of the account the link was made for (the one to sign in with)' }),
+      memberName: Type.String({
+        description: "The business name of the member company the account belongs to, or 'Redflag operators' for the operators",
+      }),
+      expiresAt: DateTime('When the link stops working'),
+    }),
+  }),
 );
 export const ChangeRoleBody = Type.Object(
   { role: StringEnum(['admin', 'analyst', 'viewer'] as const) },

@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { CompanyUserRole, Database, OperatorUserRole } from '../../db/schema.js';
+import type { Kysely, Transaction } from 'kysely';
+import type { CompanyUserRole, Database, LinkPurpose, OperatorUserRole, UserStatus } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import { COMPANY_ROLES, OPERATOR_ROLES } from '../../http/roles.js';
 import { normalizeEmail } from '../../identifiers/email.js';
@@ -51,6 +51,36 @@ export async function requireUserIn(db: Kysely<Database>, scope: UserScope, id: 
   const row = isUuid(id) ? await repo.findUser(db, id.toLowerCase(), scopeFilter(scope), true) : undefined;
   if (!row) throw AppError.notFound('User not found');
   return row;
+}
+
+/** The account each kind of link is for: an invitation for a person who has not joined, a reset for an active one. */
+const ACCOUNT_STATUS_FOR: Record<LinkPurpose, UserStatus> = { invitation: 'invited', password_reset: 'active' };
+
+/** What a link that no longer works answers, to whoever holds it (decision 0134). */
+export const linkInvalid = () => new AppError('LINK_INVALID', 'This link is unknown, expired or already used; ask for a new one');
+
+/**
+ * THE rule of whether a link works, for accepting an invitation, setting a password and checking a
+ * link alike (decision 0134): unused, unexpired (a newer link ends the older ones), of the purpose
+ * asked for when one is, and its account in the state the link is for (not removed, suspended, or
+ * joined already for an invitation). `lock` takes the link's and the account's rows, in that order.
+ */
+async function openLink(db: Kysely<Database>, token: string, at: Date, purpose: LinkPurpose | undefined, lock: boolean) {
+  const link = await repo.findOpenLink(db, hashToken(token), at, lock);
+  if (!link || (purpose !== undefined && link.purpose !== purpose)) return undefined;
+  const user = await repo.findUser(db, link.user_id, {}, lock);
+  return user?.status === ACCOUNT_STATUS_FOR[link.purpose] ? { link, user } : undefined;
+}
+
+/** A link that works, looked at only: nothing is written, and it still works after. */
+export function findWorkingLink(db: Kysely<Database>, token: string, at: Date) {
+  return openLink(db, token, at, undefined, false);
+}
+
+/** Uses a link of this purpose once, in the accept's transaction; its account, locked, or undefined when it does not work. */
+export async function useLink(trx: Transaction<Database>, token: string, at: Date, purpose: LinkPurpose) {
+  const found = await openLink(trx, token, at, purpose, true);
+  return found && (await repo.markLinkUsed(trx, found.link.id, at)) ? found.user : undefined;
 }
 
 export function createUsersService(deps: {
@@ -155,11 +185,8 @@ export function createUsersService(deps: {
       // Hashed before the transaction: argon2 takes tens of milliseconds and needs no row lock.
       const passwordHash = await hashPassword(input.password);
       const user = await db.transaction().execute(async (trx) => {
-        const userId = await repo.consumeInvitation(trx, hashToken(input.token), now());
-        const row = userId ? await repo.findUser(trx, userId, {}, true) : undefined;
-        if (row?.status !== 'invited') {
-          throw new AppError('INVITATION_INVALID', 'The invitation is unknown, expired or already used');
-        }
+        const row = await useLink(trx, input.token, now(), 'invitation');
+        if (!row) throw new AppError('INVITATION_INVALID', 'The invitation is unknown, expired or already used');
         return repo.updateUser(trx, row.id, { name, password_hash: passwordHash, status: 'active' });
       });
       return toUserView(user as repo.UserRow);
