@@ -32,6 +32,7 @@ import { createAuditRetention } from './modules/audit/audit.retention.js';
 import { bankRoutes } from './modules/banks/banks.routes.js';
 import { bankLinkRoutes } from './modules/companies/bank-links.routes.js';
 import { companyAdminRoutes } from './modules/companies/companies.routes.js';
+import { contactRoutes } from './modules/contact/contact.routes.js';
 import { registerDisputes } from './modules/disputes/disputes.plugin.js';
 import { healthRoutes, type ReadinessCheck } from './modules/health/health.routes.js';
 import { registerInstance } from './modules/instances/instance-lease.js';
@@ -212,6 +213,7 @@ export async function buildApp({
   if (redis) checks.push(redisCheck(redis));
   await app.register(healthRoutes, { checks, timeoutMs: config.readyTimeoutMs });
   await app.register(bankRoutes, { db });
+  await app.register(contactRoutes, { email: config.contactEmail });
   await app.register(companyAdminRoutes, { companies: admin.companies });
   await app.register(bankLinkRoutes, { bankLinks: admin.bankLinks });
   await app.register(keyRoutes, { keys: admin.keys });

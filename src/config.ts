@@ -88,6 +88,8 @@ export interface Config {
   signInFailuresPerAddress: number;
   /** Days a report's owner has to answer a dispute before the report leaves the list. */
   disputeResponseDays: number;
+  /** The operators' address for people outside Redflag, shown on /report and /review; unset: none shown. */
+  contactEmail: string | undefined;
   /** Days a report stays listed after publication (or its latest renewal). */
   listingDays: number;
   /** Days audit rows are kept. */
@@ -199,6 +201,13 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+function contactEmail(raw: string | undefined): string | undefined {
+  if (raw !== undefined && (raw.length > 254 || !/^[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+$/.test(raw))) {
+    throw new ConfigError(`REDFLAG_CONTACT_EMAIL must be an e-mail address, got "${raw.slice(0, 80)}"`);
+  }
+  return raw;
+}
+
 function smtpUrl(raw: string | undefined): string | undefined {
   if (raw !== undefined && !/^smtps?:\/\/[^\s]+$/.test(raw)) {
     throw new ConfigError('REDFLAG_SMTP_URL must be an smtp:// or smtps:// URL');
@@ -300,6 +309,7 @@ export function loadConfig(env: Env = process.env): Config {
     signInFailuresPerAccount: integer(env, 'REDFLAG_SIGN_IN_FAILURES_PER_ACCOUNT', 5, 1, 1_000_000),
     signInFailuresPerAddress: integer(env, 'REDFLAG_SIGN_IN_FAILURES_PER_ADDRESS', 20, 1, 1_000_000),
     disputeResponseDays: integer(env, 'REDFLAG_DISPUTE_RESPONSE_DAYS', 14, 1, 365),
+    contactEmail: contactEmail(text(env, 'REDFLAG_CONTACT_EMAIL')),
     listingDays: integer(env, 'REDFLAG_LISTING_DAYS', 2190, 91, 36_500),
     auditDays: integer(env, 'REDFLAG_AUDIT_DAYS', 2555, 1, 36_500),
     publicDraftDays: integer(env, 'REDFLAG_PUBLIC_DRAFT_DAYS', 90, 1, 36_500),

@@ -113,6 +113,14 @@ describe('configuration', () => {
     expect(() => loadConfig({ REDFLAG_PASSWORD_RESET_TTL_HOURS: '0' })).toThrow(/REDFLAG_PASSWORD_RESET_TTL_HOURS/);
   });
 
+  it("reads the operators' contact address for people outside: none by default, an e-mail address or a clear refusal", () => {
+    expect(loadConfig({}).contactEmail).toBeUndefined();
+    expect(loadConfig({ REDFLAG_CONTACT_EMAIL: ' privacy@redflag.example.ng ' }).contactEmail).toBe('privacy@redflag.example.ng');
+    for (const bad of ['privacy', 'privacy@redflag', 'Team <privacy@redflag.ng>', `${'a'.repeat(250)}@redflag.ng`]) {
+      expect(() => loadConfig({ REDFLAG_CONTACT_EMAIL: bad }), bad).toThrow(/REDFLAG_CONTACT_EMAIL must be an e-mail address/);
+    }
+  });
+
   it("reads a screening job's pace: none, or one whose wait after a chunk stays well inside its lease", () => {
     const pace = (value?: string) =>
       loadConfig(value === undefined ? {} : { REDFLAG_SCREENING_ROWS_PER_SECOND: value }).screeningRowsPerSecond;

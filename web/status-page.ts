@@ -4,6 +4,7 @@
 // server's log, as a path or a query would. The request that reads the status carries it in its
 // path, to the service alone (the pages load nothing from anywhere else).
 import { byId, factPairs, momentText, tell, waitInWords } from './common.js';
+import { showContactLine, showStatusContact } from './contact.js';
 
 const STATUS_PREFIX = '#status/';
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
@@ -74,6 +75,7 @@ export function initStatusPage<A extends { reference: string }>(page: StatusPage
     byId('status-meaning').textContent = words.meaning;
     byId('status-next').textContent = words.next;
     byId('status-facts').replaceChildren(...factPairs(page.facts(answer, id)));
+    void showStatusContact(answer.reference);
     address.value = `${location.origin}${page.path}${statusHash(id)}`;
     copyMessage.textContent = '';
     problem.hidden = true;
@@ -129,6 +131,7 @@ export function initStatusPage<A extends { reference: string }>(page: StatusPage
     void showStatus(id);
   }
 
+  void showContactLine();
   window.addEventListener('hashchange', () => route(true));
   retry.addEventListener('click', () => void showStatus(current));
 

@@ -14,6 +14,7 @@ const ADMIN = '/api/v1/admin/review-requests';
 const STATEMENT =
   'That number is mine and has been for ten years. I have never sold anything online; my bank froze my account last week.';
 const NOTE = 'Nothing is listed under this number; told him by e-mail.';
+const CONTACT = 'privacy@redflag.example.ng';
 let t: TestApp;
 let browser: Browser;
 let page: Page;
@@ -46,7 +47,7 @@ const close = (id: string) =>
 
 describe.skipIf(!hasChromium)('the review request status page at /review#status/<id>, in Chromium at 360 px', () => {
   beforeAll(async () => {
-    t = await buildTestApp({ config: { publicUrl: base } });
+    t = await buildTestApp({ config: { publicUrl: base, contactEmail: CONTACT } });
     await t.app.listen({ port: PORT, host: '127.0.0.1' });
     operator = await createOperator(t);
     browser = await launchChromium();
@@ -59,6 +60,9 @@ describe.skipIf(!hasChromium)('the review request status page at /review#status/
 
   it('sends a request, follows the link to see it waiting, then answered once the operators close it', async () => {
     await page.goto(`${base}/review`);
+    // The operators' address (REDFLAG_CONTACT_EMAIL), for what the form does not cover.
+    await expect.poll(() => page.textContent('#contact-line')).toContain(`Write to our team at ${CONTACT}.`);
+    expect(await page.getAttribute('#contact-line a', 'href')).toBe(`mailto:${CONTACT}`);
     await page.fill('#name', 'Chidi Eze');
     await page.fill('#email', 'chidi.eze@example.com');
     await page.selectOption('#identifier-0-label', 'phone');
@@ -107,7 +111,17 @@ describe.skipIf(!hasChromium)('the review request status page at /review#status/
     expect(closed.statusCode, closed.body).toBe(200);
     await page.reload();
     await expect.poll(() => page.textContent('#status-heading')).toBe('Answered');
-    const answered = (await page.textContent('#status-result')) as string;
+    // What the page says of the request; the operators' own address is said apart, below it.
+    const answered = [
+      await page.textContent('#status-meaning'),
+      await page.textContent('#status-next'),
+      await page.textContent('#status-facts'),
+    ].join(' ');
+    await expect
+      .poll(() => page.textContent('#status-contact'))
+      .toBe(
+        `Something here looks wrong, or an answer never reached you? Write to our team at ${CONTACT}, and quote the reference ${reference}.`,
+      );
     expect(answered).toMatch(
       /Our team marked your request as answered on \d{1,2} [A-Z][a-z]{2} \d{4}: they answer at the e-mail or phone you gave/,
     );

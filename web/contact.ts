@@ -1,0 +1,44 @@
+// The operators' address for people outside Redflag (GET /api/v1/meta-data/contact), on the public
+// pages: the scam victim and the person wrongly listed need a way to our team besides the forms,
+// such as an answer that never came or a question about their data. Nothing is shown when the
+// service has none, or when the address cannot be read: the pages work without it.
+import { api, byId } from './common.js';
+
+let asked: Promise<string | null> | undefined;
+
+/** The address, asked once a page. */
+export function operatorsContact(): Promise<string | null> {
+  asked ??= api.GET('/api/v1/meta-data/contact').then(
+    ({ data }) => data?.data.contact.email ?? null,
+    () => null,
+  );
+  return asked;
+}
+
+/** A paragraph's words around a mailto link to the address. */
+function writeTo(target: HTMLElement, before: string, email: string, after: string): void {
+  const link = Object.assign(document.createElement('a'), { href: `mailto:${email}`, textContent: email });
+  target.replaceChildren(before, link, after);
+  target.hidden = false;
+}
+
+/** The page's own line (`#contact-line`): who to write to about Redflag or one's data. */
+export async function showContactLine(): Promise<void> {
+  const email = await operatorsContact();
+  if (email)
+    writeTo(byId('contact-line'), 'Questions about Redflag, or about what it holds about you? Write to our team at ', email, '.');
+}
+
+/** Under a status (`#status-contact`): write to the team, quoting the reference. */
+export async function showStatusContact(reference: string): Promise<void> {
+  const target = byId('status-contact');
+  target.hidden = true;
+  const email = await operatorsContact();
+  if (email)
+    writeTo(
+      target,
+      'Something here looks wrong, or an answer never reached you? Write to our team at ',
+      email,
+      `, and quote the reference ${reference}.`,
+    );
+}
