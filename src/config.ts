@@ -201,8 +201,11 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+/** One plain address: it becomes a mailto: link, where `?`, `&` or `#` would add headers (a Bcc, say) or cut it. */
+const PLAIN_ADDRESS = /^[^\s@<>"?&#%/\\]+@[^\s@<>"?&#%/\\]+\.[^\s@<>"?&#%/\\]+$/;
+
 function contactEmail(raw: string | undefined): string | undefined {
-  if (raw !== undefined && (raw.length > 254 || !/^[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+$/.test(raw))) {
+  if (raw !== undefined && (raw.length > 254 || !PLAIN_ADDRESS.test(raw))) {
     throw new ConfigError(`REDFLAG_CONTACT_EMAIL must be an e-mail address, got "${raw.slice(0, 80)}"`);
   }
   return raw;

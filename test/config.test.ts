@@ -116,7 +116,14 @@ describe('configuration', () => {
   it("reads the operators' contact address for people outside: none by default, an e-mail address or a clear refusal", () => {
     expect(loadConfig({}).contactEmail).toBeUndefined();
     expect(loadConfig({ REDFLAG_CONTACT_EMAIL: ' privacy@redflag.example.ng ' }).contactEmail).toBe('privacy@redflag.example.ng');
-    for (const bad of ['privacy', 'privacy@redflag', 'Team <privacy@redflag.ng>', `${'a'.repeat(250)}@redflag.ng`]) {
+    for (const bad of [
+      'privacy',
+      'privacy@redflag',
+      'Team <privacy@redflag.ng>',
+      `${'a'.repeat(250)}@redflag.ng`,
+      'privacy@redflag.ng?bcc=someone@example.com',
+      'privacy@redflag.ng#x',
+    ]) {
       expect(() => loadConfig({ REDFLAG_CONTACT_EMAIL: bad }), bad).toThrow(/REDFLAG_CONTACT_EMAIL must be an e-mail address/);
     }
   });

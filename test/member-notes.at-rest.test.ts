@@ -1,6 +1,10 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { sealClearTexts } from '../src/crypto/seal-clear-texts.js';
+import { embeddedPgdata } from '../src/db/embedded.js';
+import { migrateToLatest } from '../src/db/migrate.js';
 import * as migration0035 from '../src/db/migrations/2026_11_29_0035_member_notes_sealed.js';
 import { containsClear, storedPieces } from './helpers/at-rest.js';
 import { digits, localPhone, nuban } from './helpers/identifiers.js';
@@ -43,6 +47,25 @@ async function writeNotes(t: TestApp, receiverUrl: string) {
       .data.entries.map((e: { reason: string }) => e.reason),
   });
   return { watcher, named, ref, reason, entryId: entry.id as string, safelistId: safelisted.id as string, read };
+}
+
+/**
+ * The bytes of these tables' files, read once the app is closed, then the data directory is removed
+ * (the embedded engine; a server's files are not ours to read). Old row versions live there until
+ * something overwrites them.
+ */
+async function tableFilesOnClose(t: TestApp, tables: string[]): Promise<Buffer> {
+  const paths = [];
+  for (const table of tables) {
+    const { rows } = await sql<{ path: string }>`select pg_relation_filepath(${table}) as path`.execute(t.database.db);
+    paths.push(path.join(embeddedPgdata(t.database.dataDir), rows[0]?.path as string));
+  }
+  await t.close({ keepFiles: true });
+  try {
+    return Buffer.concat(paths.map((file) => fs.readFileSync(file)));
+  } finally {
+    fs.rmSync(t.database.dataDir, { recursive: true, force: true });
+  }
 }
 
 describe("a watchlist entry's own reference and a safelist reason, at rest (decision 0135)", () => {
@@ -89,8 +112,9 @@ describe("a watchlist entry's own reference and a safelist reason, at rest (deci
     }
   });
 
-  it('written in clear by an earlier version are sealed once at start-up and read the same', async () => {
+  it('written in clear by an earlier version are sealed once at start-up and read the same, and leave the files', async () => {
     const t = await buildTestApp({ config: { webhookAllowPrivate: true, webhookPollMs: 0, jobTickSeconds: 0 } });
+    let closed = false;
     try {
       const { ref, reason, entryId, safelistId, read } = await writeNotes(t, 'http://127.0.0.1:9/unused');
       const db = t.database.db;
@@ -104,13 +128,21 @@ describe("a watchlist entry's own reference and a safelist reason, at rest (deci
       expect(Number(left.rows[0]?.n)).toBe(0);
       expect(await read()).toEqual({ refs: [ref], reasons: [reason] });
       expect(await sealClearTexts(db, t.app.crypto.keyring)).toBe(0);
+      // The tables the sweep changed are rewritten: the clear words' old row versions are gone from their files.
+      if (!t.database.schema) {
+        closed = true;
+        const files = await tableFilesOnClose(t, ['watchlist_entries', 'safelist']);
+        expect(files.includes(Buffer.from(ref))).toBe(false);
+        expect(files.includes(Buffer.from(reason))).toBe(false);
+      }
     } finally {
-      await t.close();
+      if (!closed) await t.close();
     }
   });
 
-  it('migration 0035 refuses to go down once a text is sealed; down and up give events back their reference and take it again', async () => {
+  it('migration 0035 refuses to go down once a text is sealed; down and up give events back their reference and take it again, out of the files too', async () => {
     const t = await buildTestApp({ config: { webhookAllowPrivate: true, webhookPollMs: 0, jobTickSeconds: 0 } });
+    let closed = false;
     try {
       const { ref, entryId } = await writeNotes(t, 'http://127.0.0.1:9/unused');
       const db = t.database.db;
@@ -127,10 +159,17 @@ describe("a watchlist entry's own reference and a safelist reason, at rest (deci
       await sql`update safelist set reason = 'An older reason kept in clear.', reason_token = null`.execute(db);
       await migration0035.down(db);
       expect(await eventEntry()).toEqual({ id: entryId, label: 'phone', ref });
-      await migration0035.up(db);
+      // Applied again as a start applies it: the references leave the events, and the events' old
+      // row versions leave the table's file (vacuumed after the migration).
+      await sql`delete from kysely_migration where name = '2026_11_29_0035_member_notes_sealed'`.execute(db);
+      expect((await migrateToLatest(db)).applied).toEqual(['2026_11_29_0035_member_notes_sealed']);
       expect(await eventEntry()).toEqual({ id: entryId, label: 'phone' });
+      if (!t.database.schema) {
+        closed = true;
+        expect((await tableFilesOnClose(t, ['webhook_events'])).includes(Buffer.from(ref))).toBe(false);
+      }
     } finally {
-      await t.close();
+      if (!closed) await t.close();
     }
   });
 });

@@ -10,9 +10,12 @@ type CheckedLink = paths['/api/v1/auth/links/check']['post']['responses'][200]['
 
 /** What a person reads when a link no longer works, on opening it or after sending its form, with the way on. */
 export const LINK_ENDED: Record<LinkKind, string> = {
+  // The service says only that a link does not work, not why: a link cut short when copied reads the same.
   invitation:
-    'This invitation has already been used or has expired. If you joined already, sign in below. If not, ask your administrator to send you a new invitation from the Team page.',
-  password_reset: 'This link has already been used or has expired. Ask for a new one below.',
+    'This invitation has already been used or has expired, or its link was not copied whole. If you joined already, sign in below. If not, ask whoever invited you to send a new invitation.',
+  // Not only "ask below": without e-mail the form below can send nothing, and only an administrator can.
+  password_reset:
+    'This link has already been used or has expired, or was not copied whole. Ask the administrator who sent it for a new one, or, if Redflag e-mailed it to you, ask for a new one below.',
 };
 
 /**
@@ -24,7 +27,8 @@ export async function checkLink(
   token: string,
 ): Promise<{ state: 'works'; link: CheckedLink } | { state: 'ended' } | { state: 'unknown' }> {
   try {
-    const { data, error } = await api.POST('/api/v1/auth/links/check', { body: { token } });
+    // A check that hangs must not keep the form away either: after 8 s it counts as failed.
+    const { data, error } = await api.POST('/api/v1/auth/links/check', { body: { token }, signal: AbortSignal.timeout(8_000) });
     if (data) return { state: 'works', link: data.data.link };
     return (error as { data?: { code?: string } } | undefined)?.data?.code === 'LINK_INVALID'
       ? { state: 'ended' }
@@ -43,8 +47,8 @@ const PAGES = {
 const writtenTitles = new Map<LinkKind, string>();
 
 /**
- * Writes on the link's page what the check found: the member (an invitation) or the address (a new
- * password) in the heading, the address in a read-only username field (so a password manager saves
+ * Writes on the link's page what the check found: the member in an invitation's heading, the
+ * address in a read-only username field (so a password manager saves
  * the new password for the right account) and when the link ends. Without `link` (the check
  * failed), the page as written, without the address.
  */
@@ -52,11 +56,9 @@ export function describeLink(kind: LinkKind, link?: CheckedLink): void {
   const { prefix, until } = PAGES[kind];
   const title = byId(`${prefix}-title`);
   if (!writtenTitles.has(kind)) writtenTitles.set(kind, title.textContent ?? '');
-  title.textContent = !link
-    ? (writtenTitles.get(kind) ?? '')
-    : kind === 'invitation'
-      ? `Join ${link.memberName} on Redflag`
-      : `Choose a new password for ${link.email}`;
+  // The address stays out of the heading: the heading becomes the window's title, which the
+  // browser keeps in its history. The member's name is no one's personal data.
+  title.textContent = link && kind === 'invitation' ? `Join ${link.memberName} on Redflag` : (writtenTitles.get(kind) ?? '');
   byId<HTMLInputElement>(`${prefix}-email`).value = link?.email ?? '';
   byId(`${prefix}-email-box`).hidden = !link;
   const ends = byId(`${prefix}-until`);

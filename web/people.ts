@@ -2,7 +2,7 @@
 // member's first admin in, help one whose admin lost access (decision 0132), and suspend a person.
 import { api, byId, clearFieldErrors, momentText, onClickOnce, onSubmitOnce, option, showFieldErrors, tell } from './common.js';
 import { confirmAction } from './confirm.js';
-import { accessButtons, hideLink, personCell } from './person-access.js';
+import { accessButtons, hideLink, personCell, reveal } from './person-access.js';
 import { viewer } from './viewer.js';
 
 const OPERATOR_ROLES: [string, string][] = [
@@ -130,6 +130,7 @@ function suspendButton(user: { id: string; email: string; name: string | null; s
       error ? error.message : `${user.email} ${suspend ? 'is suspended' : 'can sign in again'}.`,
       error ? 'error' : 'ok',
     );
+    reveal({ message: byId('people-message'), ...peopleLink() });
   });
   return [button];
 }

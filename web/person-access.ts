@@ -56,6 +56,19 @@ export function hideLink(place: Pick<AccessPlace, 'linkBox' | 'linkField'>): voi
   place.linkField.value = '';
 }
 
+/**
+ * What an action on a person did, brought into sight: the answer sits above the list, out of sight
+ * from a button far down a long one (on a phone the list is screens long). A link to hand over takes
+ * the keyboard's focus, selected, as copying it is what comes next; otherwise the message is scrolled
+ * to, and the keyboard stays where it was.
+ */
+export function reveal(place: Pick<AccessPlace, 'message' | 'linkBox' | 'linkField'>): void {
+  if (!place.linkBox.hidden) {
+    place.linkField.focus();
+    place.linkField.select();
+  } else place.message.scrollIntoView({ block: 'nearest' });
+}
+
 export function accessButtons(user: PersonRow, place: AccessPlace): HTMLButtonElement[] {
   const { message } = place;
   const who = user.name ?? user.email;
@@ -68,6 +81,7 @@ export function accessButtons(user: PersonRow, place: AccessPlace): HTMLButtonEl
       const { data, error } = await api.POST(LINK[place.side], { params: { path: { userId: user.id } } });
       if (!data) {
         tell(message, error?.message ?? 'The link could not be made. Try again.', 'error');
+        reveal(place);
         return;
       }
       const what = invited ? 'A new invitation' : 'A link to choose a new password';
@@ -80,6 +94,7 @@ export function accessButtons(user: PersonRow, place: AccessPlace): HTMLButtonEl
           ? `${what} was e-mailed to ${user.email}. It works once, until ${until}; earlier links no longer work.`
           : `${what} for ${who} is below: send it to ${user.email} yourself. It works once, until ${until}; earlier links no longer work.`,
       );
+      reveal(place);
     });
     buttons.push(link);
   }
@@ -98,7 +113,10 @@ export function accessButtons(user: PersonRow, place: AccessPlace): HTMLButtonEl
       if (error) tell(message, error.message, 'error');
       else tell(message, `${who}'s second factor was reset. They set up a new one at their next sign-in.`);
       // Not the button now in its place (Remove, Suspend): this person's row, at its harmless first action.
-      document.querySelector<HTMLElement>(`button[aria-label="${CSS.escape(linkLabel(user, false))}"]`)?.focus();
+      document
+        .querySelector<HTMLElement>(`button[aria-label="${CSS.escape(linkLabel(user, false))}"]`)
+        ?.focus({ preventScroll: true });
+      reveal(place);
     });
     buttons.push(reset);
   }

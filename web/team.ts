@@ -15,7 +15,7 @@ import {
   tell,
 } from './common.js';
 import { confirmAction } from './confirm.js';
-import { accessButtons, hideLink, personCell } from './person-access.js';
+import { accessButtons, hideLink, personCell, reveal } from './person-access.js';
 import { viewer } from './viewer.js';
 
 const ROLES: [string, string][] = [
@@ -72,8 +72,11 @@ export async function loadTeam(): Promise<void> {
         failed ? 'error' : 'ok',
       );
       await loadTeam();
-      // The table was drawn again: the keyboard goes back to this person's role.
-      document.querySelector<HTMLElement>(`select[aria-label="${CSS.escape(`Role of ${user.email}`)}"]`)?.focus();
+      // The table was drawn again: the keyboard goes back to this person's role, the eye to the answer.
+      document
+        .querySelector<HTMLElement>(`select[aria-label="${CSS.escape(`Role of ${user.email}`)}"]`)
+        ?.focus({ preventScroll: true });
+      reveal({ message, ...teamLink() });
     });
     // Unnamed: on a phone the card's buttons say what they do.
     const actions = document.createElement('td');
@@ -112,6 +115,7 @@ export async function loadTeam(): Promise<void> {
       hideLink(teamLink());
       tell(message, failed ? failed.message : `${user.email} was removed.`, failed ? 'error' : 'ok');
       await loadTeam();
+      reveal({ message, ...teamLink() });
     });
     actions.append(
       ...accessButtons(user, {

@@ -23,8 +23,9 @@ function hadClearValues(column: SealedColumn): column is ClearBefore {
  * it later) and only loses its clear copy. Run at start-up by the process that migrates (a
  * migration has no key); once done it is one look-up in an empty partial index per column.
  *
- * A table it changed is vacuumed after, so the old row versions holding the clear text leave its
- * files (the embedded engine has no autovacuum). The write-ahead log and earlier backups still hold
+ * A table it changed is rewritten after (VACUUM FULL, decision 0135), so the old row versions holding
+ * the clear text leave its files: a plain vacuum frees their space but leaves their bytes in the
+ * page until something is written over them. The write-ahead log and earlier backups still hold
  * them until they are recycled. Returns how many texts it sealed.
  */
 export async function sealClearTexts(
@@ -59,6 +60,6 @@ export async function sealClearTexts(
   }
   // A report's card holds its exit reason as it was (migration 0018): rebuilt by the update, the old one is a dead row.
   if (changed.has('reports')) changed.add('report_cards');
-  for (const table of changed) await sql`vacuum ${sql.table(table)}`.execute(db);
+  for (const table of changed) await sql`vacuum full ${sql.table(table)}`.execute(db);
   return done;
 }

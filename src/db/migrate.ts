@@ -45,6 +45,16 @@ async function isUpToDate(db: Kysely<Database>): Promise<boolean> {
   return recorded.size === known.length && known.every((name) => recorded.has(name));
 }
 
+/**
+ * Tables a migration rewrote to take clear text out of, rewritten once after it ran (VACUUM FULL,
+ * which cannot run in the migration's own transaction) so that the old row versions leave the
+ * table's files: a plain vacuum frees their space but leaves their bytes in the page (decision
+ * 0135). 0035 took the watchlist entries' `ref` out of webhook events.
+ */
+const VACUUM_AFTER: Readonly<Record<string, readonly string[]>> = {
+  '2026_11_29_0035_member_notes_sealed': ['webhook_events'],
+};
+
 /** Brings the schema to the latest migration and loads the reference data; safe to run again. */
 export async function migrateToLatest(db: Kysely<Database>): Promise<{ applied: string[] }> {
   if (await isUpToDate(db)) {
@@ -52,6 +62,9 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<{ applied: 
     return { applied: [] };
   }
   const applied = check(await (await migratorFor(db)).migrateToLatest());
+  for (const table of new Set(applied.flatMap((name) => VACUUM_AFTER[name] ?? []))) {
+    await sql`vacuum full ${sql.table(table)}`.execute(db);
+  }
   await syncBanks(db);
   return { applied };
 }

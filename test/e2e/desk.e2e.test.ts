@@ -439,6 +439,7 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     expect(await page.$eval('#view-team .scroll-x', (box) => box.scrollWidth <= box.clientWidth)).toBe(true);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'team');
     // A wide screen keeps the table: its header row in sight, the columns side by side.
     await page.setViewportSize({ width: 1280, height: 800 });
     await expect

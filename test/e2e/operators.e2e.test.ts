@@ -172,5 +172,27 @@ describe.skipIf(!hasChromium)('the operators’ admin pages in the desk, in Chro
     await expect.poll(() => page.textContent('#people-message')).toContain('is suspended');
     const me = await t.app.inject({ url: '/api/v1/auth/me', headers: colleague.headers });
     expect(me.statusCode).toBe(401);
+
+    // A wide screen: the table, wider than the reading column, shows every row's buttons whole
+    // (in the 44rem column they were cut off at the right).
+    await page.setViewportSize({ width: 1280, height: 800 });
+    try {
+      await expect
+        .poll(async () => {
+          const boxes = await Promise.all((await page.locator('#people-rows button').all()).map((b) => b.boundingBox()));
+          const box = await page.locator('#view-people .scroll-x').boundingBox();
+          return (
+            boxes.length > 0 &&
+            box !== null &&
+            boxes.every((b) => b !== null && b.x >= box.x && b.x + b.width <= box.x + box.width)
+          );
+        })
+        .toBe(true);
+      expect(await page.$eval('#view-people .scroll-x', (box) => box.scrollWidth <= box.clientWidth)).toBe(true);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
+      expect(await seriousViolations(page)).toEqual([]);
+    } finally {
+      await page.setViewportSize({ width: 360, height: 780 });
+    }
   });
 });

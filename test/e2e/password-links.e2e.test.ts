@@ -58,13 +58,17 @@ describe.skipIf(!hasChromium)('passwords and second factors, in the desk at 360 
     await page.waitForSelector('#view-reset', { state: 'visible' });
     expect(new URL(page.url()).search).toBe('');
     // Checked on opening: whose account it is and until when, the address where a password manager finds it.
-    expect(await page.textContent('#view-reset h1')).toBe(`Choose a new password for ${person.email}`);
+    // The address stays out of the heading, which becomes the window's title (kept in the browser's history).
+    expect(await page.textContent('#view-reset h1')).toBe('Choose a new password');
+    expect(await page.title()).not.toContain('@');
     expect(await page.inputValue('#reset-email')).toBe(person.email);
     expect(await page.getAttribute('#reset-email', 'autocomplete')).toBe('username');
     expect(await page.getAttribute('#reset-email', 'readonly')).not.toBeNull();
     expect(await page.getAttribute('#reset-password', 'autocomplete')).toBe('new-password');
     expect(await page.textContent('#reset-until')).toMatch(/^This link works until \d{1,2} \w{3} \d{4}, \d{2}:\d{2}\.$/);
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('reset-password');
+    // A screen reader hears whose account and until when with the field the keyboard lands on.
+    expect(await page.getAttribute('#reset-password', 'aria-describedby')).toContain('reset-until');
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
     await screenshot(page, 'password-reset');
@@ -107,8 +111,10 @@ describe.skipIf(!hasChromium)('passwords and second factors, in the desk at 360 
       expect(await fresh.textContent('#accept-until')).toContain('This invitation works until');
       expect(await fresh.textContent('#notice')).toBe('');
       expect(await fresh.evaluate(() => document.activeElement?.id)).toBe('accept-name');
+      expect(await fresh.getAttribute('#accept-name', 'aria-describedby')).toBe('accept-title accept-until');
       expect(await seriousViolations(fresh)).toEqual([]);
       expect(await fitsWidth(fresh)).toBe(true);
+      await screenshot(fresh, 'invitation');
 
       await fresh.fill('#accept-name', 'Ada Obi');
       await fresh.fill('#accept-password', NEW_PASSWORD);

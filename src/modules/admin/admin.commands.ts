@@ -59,15 +59,14 @@ export function createAdminServices(deps: {
     bankLinks: createBankLinksService(deps),
     webhooks: createWebhooksAdmin(deps),
     /** Needs the keyring: in the server, for `redflag screen` through the control socket. */
-    screenings:
-      crypto && 'keyring' in crypto
-        ? createScreeningsAdmin({
-            db: deps.db,
-            keyring: crypto.keyring,
-            rowsPerSecond: deps.config.screeningRowsPerSecond,
-            log: deps.log,
-          })
-        : undefined,
+    screenings: crypto
+      ? createScreeningsAdmin({
+          db: deps.db,
+          keyring: crypto.keyring,
+          rowsPerSecond: deps.config.screeningRowsPerSecond,
+          log: deps.log,
+        })
+      : undefined,
   };
 }
 export type AdminServices = ReturnType<typeof createAdminServices>;

@@ -1,4 +1,5 @@
 import type { SealContext } from '../../crypto/keyring.js';
+import { openSealedOrClear } from '../../crypto/sealed-or-clear.js';
 import type { ReasonSealer } from '../reports/sealed-reason.js';
 
 /**
@@ -38,7 +39,7 @@ type StoredTexts = { id: string; report_company_id: string } & {
 
 /** A text of a dispute opened (or read from its clear column, for a row not yet sealed); null if none. */
 export function openDisputeText(sealer: Pick<ReasonSealer, 'open'>, row: StoredTexts, column: DisputeTextColumn): string | null {
-  const token = row[`${column}_token`];
-  if (token) return sealer.open(token, disputeTextContext(row.report_company_id, row.id, labelOf(column)));
-  return row[column];
+  return openSealedOrClear(sealer, row[`${column}_token`], row[column], () =>
+    disputeTextContext(row.report_company_id, row.id, labelOf(column)),
+  );
 }

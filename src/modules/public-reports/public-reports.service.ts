@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { SealedValueError } from '../../crypto/errors.js';
 import type { Keyring } from '../../crypto/keyring.js';
+import { openSealedOrClear } from '../../crypto/sealed-or-clear.js';
 import type { Database } from '../../db/schema.js';
 import { AppError, type FieldError } from '../../http/errors.js';
 import type { IdentifierInput, SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
@@ -131,9 +132,7 @@ export function createPublicReportsService(deps: {
         decoded ? identifiers.openEach(tokens, { companyId: row.company_id, recordId: row.id }, deps.onUnreadable) : tokens)(
         identifierRows.map((i) => ({ id: i.id, label: i.label, value: i.value_token })),
       ),
-      rejectionReason: row.rejection_reason_token
-        ? keyring.open(row.rejection_reason_token, rejectionContext(row))
-        : row.rejection_reason,
+      rejectionReason: openSealedOrClear(keyring, row.rejection_reason_token, row.rejection_reason, () => rejectionContext(row)),
       moderatedAt: row.moderated_at?.toISOString() ?? null,
     };
   }

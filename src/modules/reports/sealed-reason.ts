@@ -1,4 +1,5 @@
 import type { SealContext } from '../../crypto/keyring.js';
+import { openSealedOrClear } from '../../crypto/sealed-or-clear.js';
 
 /**
  * A report's free-text reason is sealed at rest like an identifier (people type phone numbers and
@@ -27,6 +28,5 @@ export const reasonContext = (companyId: string, recordId: string): SealContext 
 });
 
 export function openReason(sealer: Pick<ReasonSealer, 'open'>, row: StoredReason): string {
-  if (row.fraud_reason_token) return sealer.open(row.fraud_reason_token, reasonContext(row.company_id, row.id));
-  return row.fraud_reason ?? '';
+  return openSealedOrClear(sealer, row.fraud_reason_token, row.fraud_reason, () => reasonContext(row.company_id, row.id)) ?? '';
 }

@@ -1,4 +1,5 @@
 import type { SealContext } from '../../crypto/keyring.js';
+import { openSealedOrClear } from '../../crypto/sealed-or-clear.js';
 import type { ReasonSealer } from './sealed-reason.js';
 
 /**
@@ -40,7 +41,7 @@ export function openExitReason(
   sealer: Pick<ReasonSealer, 'open'>,
   row: { id: string; company_id: string; exit_list_reason: string | null; exit_list_reason_token: string | null },
 ): string | null {
-  if (row.exit_list_reason_token)
-    return sealer.open(row.exit_list_reason_token, reportTextContext(row.company_id, row.id, 'exitListReason'));
-  return row.exit_list_reason;
+  return openSealedOrClear(sealer, row.exit_list_reason_token, row.exit_list_reason, () =>
+    reportTextContext(row.company_id, row.id, 'exitListReason'),
+  );
 }

@@ -1,4 +1,5 @@
 import type { SealContext } from '../../crypto/keyring.js';
+import { openSealedOrClear } from '../../crypto/sealed-or-clear.js';
 import type { ReasonSealer } from '../reports/sealed-reason.js';
 
 /**
@@ -20,6 +21,5 @@ export function openSafelistReason(
   sealer: Pick<ReasonSealer, 'open'>,
   row: { id: string; reason: string | null; reason_token: string | null },
 ): string {
-  if (row.reason_token) return sealer.open(row.reason_token, safelistReasonContext(row.id));
-  return row.reason ?? '';
+  return openSealedOrClear(sealer, row.reason_token, row.reason, () => safelistReasonContext(row.id)) ?? '';
 }

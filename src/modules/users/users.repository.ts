@@ -110,26 +110,30 @@ export type LinkRow = { id: string; user_id: string; purpose: LinkPurpose; expir
 
 /**
  * The link of a token hash if it is unused and unexpired (a newer link ends an older one by setting
- * its end to the epoch). `forUpdate` locks it: of two accepts at once, the second waits, then finds
- * it used. Whether it still works for its account is the service's rule (users.service.ts, openLink).
+ * its end to the epoch). Whether it still works for its account is the service's rule
+ * (users.service.ts, openLink).
  */
-export async function findOpenLink(db: Db, tokenHash: Buffer, now: Date, forUpdate = false): Promise<LinkRow | undefined> {
-  const query = db
+export function findOpenLink(db: Db, tokenHash: Buffer, now: Date): Promise<LinkRow | undefined> {
+  return db
     .selectFrom('user_invitations')
     .select(['id', 'user_id', 'purpose', 'expires_at'])
     .where('token_hash', '=', tokenHash)
     .where('accepted_at', 'is', null)
-    .where('expires_at', '>', now);
-  return (forUpdate ? query.forUpdate() : query).executeTakeFirst();
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
 }
 
-/** Marks a link used, only if it was unused: single use under races. */
+/**
+ * Marks a link used, only if it is still unused and unexpired: single use under races (of two
+ * accepts at once, the second updates nothing), and a link ended since it was read does not work.
+ */
 export async function markLinkUsed(db: Transaction<Database>, id: string, now: Date): Promise<boolean> {
   const row = await db
     .updateTable('user_invitations')
     .set({ accepted_at: now })
     .where('id', '=', id)
     .where('accepted_at', 'is', null)
+    .where('expires_at', '>', now)
     .returning('id')
     .executeTakeFirst();
   return row !== undefined;

@@ -63,10 +63,12 @@ export const linkInvalid = () => new AppError('LINK_INVALID', 'This link is unkn
  * THE rule of whether a link works, for accepting an invitation, setting a password and checking a
  * link alike (decision 0134): unused, unexpired (a newer link ends the older ones), of the purpose
  * asked for when one is, and its account in the state the link is for (not removed, suspended, or
- * joined already for an invitation). `lock` takes the link's and the account's rows, in that order.
+ * joined already for an invitation). `lock` takes the account's row, as every change to a person's
+ * links does first (an administrator's new link ends the older ones under it): the link's own row
+ * is not locked here, so two such changes never wait for each other in opposite orders.
  */
 async function openLink(db: Kysely<Database>, token: string, at: Date, purpose: LinkPurpose | undefined, lock: boolean) {
-  const link = await repo.findOpenLink(db, hashToken(token), at, lock);
+  const link = await repo.findOpenLink(db, hashToken(token), at);
   if (!link || (purpose !== undefined && link.purpose !== purpose)) return undefined;
   const user = await repo.findUser(db, link.user_id, {}, lock);
   return user?.status === ACCOUNT_STATUS_FOR[link.purpose] ? { link, user } : undefined;
@@ -77,7 +79,11 @@ export function findWorkingLink(db: Kysely<Database>, token: string, at: Date) {
   return openLink(db, token, at, undefined, false);
 }
 
-/** Uses a link of this purpose once, in the accept's transaction; its account, locked, or undefined when it does not work. */
+/**
+ * Uses a link of this purpose once, in the accept's transaction; its account, locked, or undefined
+ * when it does not work. The link is marked used only if it is still unused and unexpired under the
+ * account's lock: one ended or used while this waited for the lock does not work.
+ */
 export async function useLink(trx: Transaction<Database>, token: string, at: Date, purpose: LinkPurpose) {
   const found = await openLink(trx, token, at, purpose, true);
   return found && (await repo.markLinkUsed(trx, found.link.id, at)) ? found.user : undefined;

@@ -1,4 +1,5 @@
 import type { SealContext } from '../../crypto/keyring.js';
+import { openSealedOrClear } from '../../crypto/sealed-or-clear.js';
 import type { ReasonSealer } from '../reports/sealed-reason.js';
 
 /**
@@ -22,6 +23,5 @@ export interface StoredRef {
 }
 
 export function openWatchlistRef(sealer: Pick<ReasonSealer, 'open'>, row: StoredRef): string | null {
-  if (row.ref_token) return sealer.open(row.ref_token, watchlistRefContext(row.company_id, row.id));
-  return row.ref;
+  return openSealedOrClear(sealer, row.ref_token, row.ref, () => watchlistRefContext(row.company_id, row.id));
 }

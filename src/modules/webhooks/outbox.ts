@@ -39,7 +39,7 @@ const EARLIER_MATCHES = (reportId: string) => sql`
     join watchlist_entries w on w.id = e.watchlist_entry_id
     where e.report_id = ${reportId} and e.type = 'watchlist.match'`;
 
-// The entry's `ref` is sealed (decision 0135): the delivery worker adds it as it sends (entryRefOf in delivery.worker.ts).
+// The entry's `ref` is sealed (decision 0135): the delivery worker adds it as it sends (payloadToSend in delivery.worker.ts).
 const entryJson = sql`json_build_object('id', m.id, 'label', m.label)`;
 
 /**
