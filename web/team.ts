@@ -82,9 +82,7 @@ export async function loadTeam(): Promise<void> {
     const actions = document.createElement('td');
     // One's own role and membership are changed by another admin (the service refuses both):
     // offering them only led to a refusal.
-    if (user.id === viewer.userId) {
-      roleCell.textContent = roleName(user.role);
-      actions.textContent = 'You';
+    const appendRow = () => {
       tr.append(
         personCell('Name', user.name ?? '—'),
         personCell('E-mail', user.email),
@@ -93,6 +91,11 @@ export async function loadTeam(): Promise<void> {
         actions,
       );
       body.append(tr);
+    };
+    if (user.id === viewer.userId) {
+      roleCell.textContent = roleName(user.role);
+      actions.textContent = 'You';
+      appendRow();
       continue;
     }
     roleCell.append(select, save);
@@ -126,14 +129,7 @@ export async function loadTeam(): Promise<void> {
       }),
       remove,
     );
-    tr.append(
-      personCell('Name', user.name ?? '—'),
-      personCell('E-mail', user.email),
-      roleCell,
-      personCell('Status', user.status),
-      actions,
-    );
-    body.append(tr);
+    appendRow();
   }
 }
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { expect } from 'vitest';
 import type { TestApp } from './test-app.js';
 import { serverUrl } from './test-database.js';
 
@@ -52,6 +53,20 @@ function filesUnder(dir: string): StoredPiece[] {
 /** Whether a piece holds the text in clear (or, in a server dump, as the hex of a bytea). */
 export function containsClear(piece: StoredPiece, text: string): boolean {
   return piece.content.includes(text) || piece.content.includes(Buffer.from(text).toString('hex'));
+}
+
+/**
+ * The app closed (`close({ keepFiles: true })` first), no needle is in its log or anywhere it stored,
+ * and `seen`, a text stored in clear on purpose (a member's name), is found: the scan reads text.
+ */
+export async function expectNoneStored(t: TestApp, needles: readonly string[], seen: string): Promise<void> {
+  const logText = t.logLines.join('\n');
+  for (const needle of needles) expect(logText, `log contains ${needle}`).not.toContain(needle);
+  const stored = await storedPieces(t);
+  for (const needle of needles) {
+    for (const piece of stored) expect(containsClear(piece, needle), `${piece.where} contains ${needle}`).toBe(false);
+  }
+  expect(stored.some((piece) => containsClear(piece, seen))).toBe(true);
 }
 
 /** Key order does not matter: the form a service would most likely hash a JSON body in. */
