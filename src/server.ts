@@ -39,22 +39,24 @@ async function openWhenFree(options: DatabaseOptions): Promise<DatabaseHandle> {
  */
 export async function start(config: Config = loadConfig()): Promise<void> {
   if (config.workers <= 1 || cluster.isWorker) return serve(config, { migrate: cluster.isPrimary });
-  await migrateOnServer(config, { checkRootKey: true });
+  await migrateOnServer(config);
   superviseWorkers({ workers: config.workers, logLevel: config.logLevel, shutdownGraceMs: config.shutdownGraceMs });
 }
 
-async function migrateOnServer(config: Config, options: { checkRootKey?: boolean } = {}): Promise<void> {
+/**
+ * Migrates a server on a connection of its own, without the serving pool's statement timeout: a
+ * migration, and the sweep's rewrite of a table it cleaned, may take minutes. Loading the keys
+ * checks the root key once, before any worker serves.
+ */
+async function migrateOnServer(config: Config): Promise<void> {
   const database = await openDatabase(databaseOptions(config, 1));
   try {
     await migrateToLatest(database.db);
     // Said by the process that migrates a server (PGlite has no autovacuum; the upkeep job stands in for it there).
     for (const advice of [await searchMemoryAdviceOf(database.db), await autovacuumAdviceOf(database.db)])
       if (advice) process.stderr.write(`${advice}\n`);
-    if (options.checkRootKey) {
-      const { loadCrypto } = await import('./crypto/load-crypto.js');
-      const crypto = await loadCrypto({ db: database.db, config, engine: database.engine });
-      await reindexNames(database.db, crypto);
-    }
+    const { loadCrypto } = await import('./crypto/load-crypto.js');
+    await reindexNames(database.db, await loadCrypto({ db: database.db, config, engine: database.engine }));
   } finally {
     await database.close();
   }
@@ -82,7 +84,8 @@ export async function serve(config: Config = loadConfig(), options: { migrate?: 
   try {
     if (migrate && database.engine === 'embedded') await migrateToLatest(database.db);
     const crypto = await loadCrypto({ db: database.db, config, engine: database.engine });
-    if (migrate) await reindexNames(database.db, crypto);
+    // On a server, migrateOnServer did this on its own connection.
+    if (migrate && database.engine === 'embedded') await reindexNames(database.db, crypto);
     app = await buildApp({ config, database, crypto });
     await app.listen({ port: config.port, host: config.host });
     const server = app;

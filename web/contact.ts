@@ -22,11 +22,13 @@ function writeTo(target: HTMLElement, before: string, email: string, after: stri
   target.hidden = false;
 }
 
-/** The page's own line (`#contact-line`): who to write to about Redflag or one's data. */
-export async function showContactLine(): Promise<void> {
+/**
+ * Who to write to about Redflag or one's data: the form's own line (`#contact-line`), or under a
+ * status that could not be shown (not found, offline), where a person most needs a way in.
+ */
+export async function showContactLine(target: HTMLElement = byId('contact-line')): Promise<void> {
   const email = await operatorsContact();
-  if (email)
-    writeTo(byId('contact-line'), 'Questions about Redflag, or about what it holds about you? Write to our team at ', email, '.');
+  if (email) writeTo(target, 'Questions about Redflag, or about what it holds about you? Write to our team at ', email, '.');
 }
 
 /** Under a status (`#status-contact`): write to the team, quoting the reference. */

@@ -2,7 +2,7 @@
 // member's first admin in, help one whose admin lost access (decision 0132), and suspend a person.
 import { api, byId, clearFieldErrors, momentText, onClickOnce, onSubmitOnce, option, showFieldErrors, tell } from './common.js';
 import { confirmAction } from './confirm.js';
-import { accessButtons, hideLink, personCell, reveal } from './person-access.js';
+import { accessButtons, hideLink, personCell, reveal, statusInWords } from './person-access.js';
 import { viewer } from './viewer.js';
 
 const OPERATOR_ROLES: [string, string][] = [
@@ -93,7 +93,7 @@ export async function loadPeople(): Promise<void> {
         personCell('E-mail', user.email),
         personCell('Member', member),
         personCell('Role', ROLE_NAMES[user.role] ?? user.role),
-        personCell('Status', user.status),
+        personCell('Status', statusInWords(user.status)),
         actions,
       );
       return tr;

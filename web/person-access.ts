@@ -37,6 +37,15 @@ export function personCell(label: string, ...content: (string | Node)[]): HTMLTa
   return cell;
 }
 
+/** A person's status in words (the service's codes are lower-case words of one). */
+const STATUS_WORDS: Record<string, string> = {
+  invited: 'Invited, not joined yet',
+  active: 'Active',
+  suspended: 'Suspended',
+  removed: 'Removed',
+};
+export const statusInWords = (status: string): string => STATUS_WORDS[status] ?? status;
+
 function smallButton(text: string, label: string): HTMLButtonElement {
   const button = Object.assign(document.createElement('button'), {
     type: 'button',

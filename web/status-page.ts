@@ -61,6 +61,7 @@ export function initStatusPage<A extends { reference: string }>(page: StatusPage
     problem.hidden = false;
     byId('status-error').textContent = text;
     retry.hidden = !canRetry;
+    void showContactLine(byId('status-problem-contact'));
   }
 
   function render(id: string, answer: A): void {

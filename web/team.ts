@@ -15,7 +15,7 @@ import {
   tell,
 } from './common.js';
 import { confirmAction } from './confirm.js';
-import { accessButtons, hideLink, personCell, reveal } from './person-access.js';
+import { accessButtons, hideLink, personCell, reveal, statusInWords } from './person-access.js';
 import { viewer } from './viewer.js';
 
 const ROLES: [string, string][] = [
@@ -87,7 +87,7 @@ export async function loadTeam(): Promise<void> {
         personCell('Name', user.name ?? '—'),
         personCell('E-mail', user.email),
         roleCell,
-        personCell('Status', user.status),
+        personCell('Status', statusInWords(user.status)),
         actions,
       );
       body.append(tr);

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { rewriteTables } from '../db/rewrite-tables.js';
 import type { Database } from '../db/schema.js';
 import type { SealContext } from './keyring.js';
 import { type SealedColumn, sealedColumns } from './sealed-columns.js';
@@ -23,9 +24,8 @@ function hadClearValues(column: SealedColumn): column is ClearBefore {
  * it later) and only loses its clear copy. Run at start-up by the process that migrates (a
  * migration has no key); once done it is one look-up in an empty partial index per column.
  *
- * A table it changed is rewritten after (VACUUM FULL, decision 0135), so the old row versions holding
- * the clear text leave its files: a plain vacuum frees their space but leaves their bytes in the
- * page until something is written over them. The write-ahead log and earlier backups still hold
+ * A table it changed is rewritten after (rewrite-tables.ts, decision 0135), so the old row versions
+ * holding the clear text leave its files. The write-ahead log and earlier backups still hold
  * them until they are recycled. Returns how many texts it sealed.
  */
 export async function sealClearTexts(
@@ -60,6 +60,6 @@ export async function sealClearTexts(
   }
   // A report's card holds its exit reason as it was (migration 0018): rebuilt by the update, the old one is a dead row.
   if (changed.has('reports')) changed.add('report_cards');
-  for (const table of changed) await sql`vacuum full ${sql.table(table)}`.execute(db);
+  await rewriteTables(db, changed);
   return done;
 }

@@ -1,6 +1,7 @@
 import { type Kysely, type MigrationResultSet, Migrator, sql } from 'kysely';
 import { syncBanks } from '../modules/banks/banks.repository.js';
 import { migrations } from './migrations/index.js';
+import { rewriteTables } from './rewrite-tables.js';
 import type { Database } from './schema.js';
 
 export class MigrationError extends Error {}
@@ -46,10 +47,9 @@ async function isUpToDate(db: Kysely<Database>): Promise<boolean> {
 }
 
 /**
- * Tables a migration rewrote to take clear text out of, rewritten once after it ran (VACUUM FULL,
- * which cannot run in the migration's own transaction) so that the old row versions leave the
- * table's files: a plain vacuum frees their space but leaves their bytes in the page (decision
- * 0135). 0035 took the watchlist entries' `ref` out of webhook events.
+ * Tables a migration rewrote to take clear text out of, rewritten once after it ran (rewrite-tables.ts;
+ * VACUUM FULL cannot run in the migration's own transaction). 0035 took the watchlist entries' `ref`
+ * out of webhook events.
  */
 const VACUUM_AFTER: Readonly<Record<string, readonly string[]>> = {
   '2026_11_29_0035_member_notes_sealed': ['webhook_events'],
@@ -62,9 +62,7 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<{ applied: 
     return { applied: [] };
   }
   const applied = check(await (await migratorFor(db)).migrateToLatest());
-  for (const table of new Set(applied.flatMap((name) => VACUUM_AFTER[name] ?? []))) {
-    await sql`vacuum full ${sql.table(table)}`.execute(db);
-  }
+  await rewriteTables(db, new Set(applied.flatMap((name) => VACUUM_AFTER[name] ?? [])));
   await syncBanks(db);
   return { applied };
 }

@@ -139,6 +139,8 @@ describe.skipIf(!hasChromium)('the review request status page at /review#status/
     const id = await ask();
     await page.goto(`${base}/review#status/${randomUUID()}`);
     await expect.poll(() => page.textContent('#status-error')).toContain("We can't find a request with that ID");
+    // Nothing found is when a way to the operators matters most.
+    await expect.poll(() => page.textContent('#status-problem-contact')).toContain(`Write to our team at ${CONTACT}.`);
     expect(await page.isVisible('#status-result')).toBe(false);
     expect(await page.isVisible('#status-retry')).toBe(false);
     expect(await seriousViolations(page)).toEqual([]);
