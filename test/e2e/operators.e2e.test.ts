@@ -191,6 +191,7 @@ describe.skipIf(!hasChromium)('the operators’ admin pages in the desk, in Chro
       expect(await page.$eval('#view-people .scroll-x', (box) => box.scrollWidth <= box.clientWidth)).toBe(true);
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
       expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, 'people-wide');
     } finally {
       await page.setViewportSize({ width: 360, height: 780 });
     }
