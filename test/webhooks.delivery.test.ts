@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NOT_PREPARED } from '../src/modules/webhooks/delivery.worker.js';
 import { movableClock } from './helpers/clock.js';
 import { createCompany, key } from './helpers/principals.js';
 import { uniquePhone } from './helpers/public-reports.js';
@@ -35,8 +37,8 @@ describe('webhook delivery: retries, disabling, rotation, redelivery, one instan
       webhook,
       secretIndex: receiver.secrets.length - 1,
       /** Watches a new phone and has the reporter publish a report carrying it: one watchlist.match. */
-      async raise(n = 1) {
-        const items = Array.from({ length: n }, () => ({ label: 'phone', value: uniquePhone() }));
+      async raise(n = 1, ref?: string) {
+        const items = Array.from({ length: n }, () => ({ label: 'phone', value: uniquePhone(), ref }));
         phones.push(...items.map((i) => i.value));
         await t.app.inject({
           method: 'POST',
@@ -44,7 +46,7 @@ describe('webhook delivery: retries, disabling, rotation, redelivery, one instan
           headers: key(company.apiKey),
           payload: { items },
         });
-        for (const item of items) await createReport(t, reporter.apiKey, { identifiers: [item] });
+        for (const { label, value } of items) await createReport(t, reporter.apiKey, { identifiers: [{ label, value }] });
       },
       async log() {
         const r = await t.app.inject({ method: 'GET', url: `${HOOKS}/${webhook.id}/deliveries`, headers: key(company.apiKey) });
@@ -132,6 +134,36 @@ describe('webhook delivery: retries, disabling, rotation, redelivery, one instan
     expect(healthy.json().data.webhook.failingSince).toBeNull();
     const log = await s.log();
     expect(log.map((d) => d.status)).toEqual(['delivered', 'failed']);
+  });
+
+  it("a reference this instance cannot open is retried without counting against the member's endpoint", async () => {
+    clock.reset(); // the tests before moved it past the 3 days a delivery is tried for
+    const s = await subscriber('/sealed');
+    await s.raise(1, 'Customer 1');
+    await s.raise(1, 'Customer 2');
+    const entries = (await t.app.inject({ url: '/api/v1/external/watchlist', headers: key(s.apiKey) })).json().data
+      .data as Array<{ id: string; ref: string }>;
+    const [first, second] = ['Customer 1', 'Customer 2'].map((ref) => entries.find((e) => e.ref === ref)?.id as string);
+    // The first entry's token moved to the second: sealed for another entry, it does not open there.
+    await sql`update watchlist_entries set ref_token = (select ref_token from watchlist_entries where id = ${first})
+      where id = ${second}`.execute(t.database.db);
+    // Three days of attempts would have the endpoint marked failing, and past them disabled.
+    for (let day = 0; day < 3; day++) {
+      await deliver();
+      clock.advanceDays(1);
+    }
+    expect(receiver.at('/sealed')).toHaveLength(1);
+    const waiting = (await s.log()).find((d) => d.status === 'pending');
+    expect(waiting?.attempts).toBe(3);
+    expect(new Set(waiting?.log.map((a) => a.error))).toEqual(new Set([NOT_PREPARED]));
+    const endpoint = await t.app.inject({ method: 'GET', url: `${HOOKS}/${s.webhook.id}`, headers: key(s.apiKey) });
+    expect(endpoint.json().data.webhook).toMatchObject({ status: 'active', failingSince: null });
+    // Once the entry is removed, the event goes out without its reference.
+    await t.app.inject({ method: 'DELETE', url: `/api/v1/external/watchlist/${second}`, headers: key(s.apiKey) });
+    await deliver();
+    const sent = receiver.at('/sealed');
+    expect(sent).toHaveLength(2);
+    expect(JSON.parse(sent[1]?.body as string).data.watchlistEntry).toMatchObject({ id: second, ref: null });
   });
 
   it('a rotated secret signs beside the old one during the overlap, then alone; redelivery repeats the webhook-id', async () => {

@@ -55,6 +55,16 @@ interface Log {
 }
 
 /**
+ * An attempt's outcome. `ours` marks one that failed before anything was sent, because this instance
+ * could not open a sealed value (a key missing or mid-rotation): the member's endpoint did nothing
+ * wrong, so it is retried without counting towards the endpoint's 3 days of failure.
+ */
+type Outcome = SendOutcome & { ours?: true };
+
+/** What the member's log shows for such an attempt; the cause goes to the operators' log only. */
+export const NOT_PREPARED = 'not sent: this delivery could not be prepared; it will be retried';
+
+/**
  * The delivery worker, run on every instance: each pass claims due deliveries with
  * `FOR UPDATE SKIP LOCKED` (two instances never take the same one; PGlite supports it too) and a
  * lease, sends them, and records each attempt. Time comes from `now`, so tests move a clock.
@@ -104,15 +114,27 @@ export function createDeliveryWorker(deps: { db: Kysely<Database>; crypto: Crypt
     return { ...payload, watchlistEntry: { ...payload.watchlistEntry, ref } };
   }
 
-  async function attempt(row: Claimed, now: Date): Promise<SendOutcome> {
+  /** The body and the secrets to sign it with, or null (logged) when a sealed value cannot be opened. */
+  function prepare(row: Claimed, now: Date) {
+    try {
+      const body = JSON.stringify({
+        type: row.type,
+        timestamp: new Date(row.event_created_at).toISOString(),
+        data: payloadToSend(row),
+      });
+      return { body, secrets: endpointSecrets(crypto, row, now) };
+    } catch (err) {
+      deps.log.error({ err, deliveryId: row.id, endpointId: row.endpoint_id }, 'could not prepare a webhook delivery');
+      return null;
+    }
+  }
+
+  async function attempt(row: Claimed, now: Date): Promise<Outcome> {
     const guard = await checkWebhookUrl(row.url, allowPrivate);
     if (!guard.ok) return { statusCode: null, latencyMs: 0, error: `refused: ${guard.reason}` };
-    const body = JSON.stringify({
-      type: row.type,
-      timestamp: new Date(row.event_created_at).toISOString(),
-      data: payloadToSend(row),
-    });
-    const secrets = endpointSecrets(crypto, row, now);
+    const prepared = prepare(row, now);
+    if (!prepared) return { statusCode: null, latencyMs: 0, error: NOT_PREPARED, ours: true };
+    const { body, secrets } = prepared;
     // The delivery id is the message id: a redelivery repeats it, so receivers can drop duplicates.
     return sendWebhook(guard.target, signedHeaders(secrets, `msg_${row.id}`, new Date(), body), body);
   }
@@ -154,8 +176,11 @@ export function createDeliveryWorker(deps: { db: Kysely<Database>; crypto: Crypt
     });
   }
 
-  /** A failed attempt: retry later (or give up after the window), and disable an endpoint failing for 3 days. */
-  async function recordFailed(row: Claimed, outcome: SendOutcome, now: Date): Promise<void> {
+  /**
+   * A failed attempt: retry later (or give up after the window), and disable an endpoint failing for
+   * 3 days; an attempt that failed on our side leaves the endpoint's record alone.
+   */
+  async function recordFailed(row: Claimed, outcome: Outcome, now: Date): Promise<void> {
     await db.transaction().execute(async (trx) => {
       await trx.insertInto('webhook_attempts').values(attemptRow(row, outcome)).execute();
       const expired = now.getTime() - new Date(row.created_at).getTime() >= RETRY_WINDOW_MS;
@@ -168,6 +193,7 @@ export function createDeliveryWorker(deps: { db: Kysely<Database>; crypto: Crypt
         )
         .where('id', '=', row.id)
         .execute();
+      if (outcome.ours) return;
       const endpoint = await trx
         .updateTable('webhook_endpoints')
         .set({ failing_since: sql`coalesce(failing_since, ${now})` })
@@ -199,7 +225,7 @@ export function createDeliveryWorker(deps: { db: Kysely<Database>; crypto: Crypt
         rows.map(async (row) => ({
           row,
           outcome: await attempt(row, now).catch(
-            (err: unknown): SendOutcome => ({
+            (err: unknown): Outcome => ({
               statusCode: null,
               latencyMs: 0,
               error: err instanceof Error ? err.message : 'failed',
