@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accept, createUser, PASSWORD, signIn, testClock, tokenOf, uniqueEmail } from './helpers/people.js';
@@ -145,6 +146,44 @@ describe('forgot my password, by e-mail', () => {
       payload: { token: tokenOf(url), password: 'a brand new and unusual passphrase' },
     });
     expect(done.statusCode, done.body).toBe(200);
+  });
+
+  it('lets the administrator who reset a second factor e-mail the password link, which goes to the person alone (decision 0136)', async () => {
+    const owner = await createCompany(t);
+    const admin = await createUser(t, clock, { companyId: owner.companyId }, 'admin');
+    const person = await createUser(t, clock, { companyId: owner.companyId }, 'analyst', { totp: true });
+    const post = (url: string) => t.app.inject({ method: 'POST', url, headers: admin.headers });
+    const linkFirst = await post(`/api/v1/external/users/${person.userId}/password-link`);
+    expect(linkFirst.json().data).toMatchObject({ emailed: true, url: null });
+    // The link was e-mailed, not handed over: the same administrator may reset the factor after it.
+    const reset = await post(`/api/v1/external/users/${person.userId}/second-factor/reset`);
+    expect(reset.statusCode, reset.body).toBe(200);
+    const again = await post(`/api/v1/external/users/${person.userId}/password-link`);
+    expect(again.statusCode, again.body).toBe(201);
+    expect(again.json().data).toMatchObject({ emailed: true, url: null });
+  });
+
+  it('does not hand over a link it could not e-mail to the administrator who reset the second factor', async () => {
+    const down = await buildTestApp({ now: clock.now, config: { smtpUrl: 'smtp://127.0.0.1:4426' } });
+    try {
+      const owner = await createCompany(down);
+      const admin = await createUser(down, clock, { companyId: owner.companyId }, 'admin');
+      const person = await createUser(down, clock, { companyId: owner.companyId }, 'analyst', { totp: true });
+      const post = (url: string) => down.app.inject({ method: 'POST', url, headers: admin.headers });
+      expect((await post(`/api/v1/external/users/${person.userId}/second-factor/reset`)).statusCode).toBe(200);
+      const res = await post(`/api/v1/external/users/${person.userId}/password-link`);
+      expect(res.statusCode, res.body).toBe(503);
+      expect(res.json().data.code).toBe('UNAVAILABLE');
+      expect(res.headers['retry-after']).toBe('60');
+      expect(res.json().message).toContain('could not be e-mailed');
+      expect(res.body).not.toContain('token=');
+      // The link made for the mail was ended with it.
+      const open = await sql<{ n: string }>`select count(*) as n from user_invitations
+        where user_id = ${person.userId} and purpose = 'password_reset' and expires_at > now()`.execute(down.database.db);
+      expect(Number(open.rows[0]?.n)).toBe(0);
+    } finally {
+      await down.close();
+    }
   });
 
   it('tells a person their second factor was reset by an administrator', async () => {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../src/modules/users/totp.js';
 import {
@@ -5,6 +6,7 @@ import {
   createUser,
   invite,
   PASSWORD,
+  sessionCookie,
   sessionHeaders,
   signIn,
   testClock,
@@ -142,6 +144,46 @@ describe("an administrator's link to choose a password", () => {
     expect(trail.json().data.data).toEqual(
       expect.arrayContaining([expect.objectContaining({ subjectId: person.userId, userId: person.userId })]),
     );
+  });
+
+  // Last in this block: it moves the clock a day, past the sessions of the administrators above.
+  it('takes two administrators with a second factor reset: the same one cannot also be handed the link that day (decision 0136)', async () => {
+    const first = await createUser(t, clock, { companyId: company.companyId }, 'admin');
+    const second = await createUser(t, clock, { companyId: company.companyId }, 'admin');
+    const secondFactorReset = (headers: Record<string, string>, userId: string) =>
+      t.app.inject({ method: 'POST', url: `/api/v1/external/users/${userId}/second-factor/reset`, headers });
+    const links = async (userId: string) =>
+      Number(
+        (await sql<{ n: string }>`select count(*) as n from user_invitations where user_id = ${userId}`.execute(t.database.db))
+          .rows[0]?.n,
+      );
+
+    // Reset first: the same administrator is refused the link, and no link is made.
+    const lostPhone = await createUser(t, clock, { companyId: company.companyId }, 'analyst', { totp: true });
+    expect((await secondFactorReset(first.headers, lostPhone.userId)).statusCode).toBe(200);
+    const before = await links(lostPhone.userId);
+    const refused = await link(first.headers, lostPhone.userId);
+    expect(refused.statusCode, refused.body).toBe(409);
+    expect(refused.json().data.code).toBe('INVALID_STATE');
+    expect(refused.json().message).toContain('another administrator');
+    expect(await links(lostPhone.userId)).toBe(before);
+    const byAnother = await link(second.headers, lostPhone.userId);
+    expect(byAnother.statusCode, byAnother.body).toBe(201);
+    expect(byAnother.json().data.url).toMatch(/\/password-reset\?token=/);
+
+    // Link first: the same administrator is refused the reset, which leaves the factor in place.
+    const forgot = await createUser(t, clock, { companyId: company.companyId }, 'analyst', { totp: true });
+    expect((await link(first.headers, forgot.userId)).statusCode).toBe(201);
+    const resetRefused = await secondFactorReset(first.headers, forgot.userId);
+    expect(resetRefused.statusCode, resetRefused.body).toBe(409);
+    expect(resetRefused.json().message).toContain('another administrator');
+    expect((await me(forgot.headers)).json().data.user.totpEnrolled).toBe(true);
+    expect((await secondFactorReset(second.headers, forgot.userId)).statusCode).toBe(200);
+
+    // A day later the first administrator may again (signed in again: sessions end sooner).
+    clock.advance(24 * 3_600_000 + 1_000);
+    const back = await signInFrom(first.email, PASSWORD, totpCode(first.secret as string, clock.now()));
+    expect((await link(sessionHeaders(t, sessionCookie(back)), lostPhone.userId)).statusCode).toBe(201);
   });
 });
 

@@ -299,6 +299,9 @@ export interface UsersTable {
   totp_confirmed_at: Date | null;
   /** The last accepted TOTP time step (replay guard). */
   totp_last_step: string | null;
+  /** Who last reset this person's second factor, and when (decision 0136: not the same hands as a handed password link). */
+  second_factor_reset_by: string | null;
+  second_factor_reset_at: Date | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -315,6 +318,8 @@ export interface UserInvitationsTable {
   expires_at: Date;
   accepted_at: Date | null;
   created_at: Generated<Date>;
+  /** The administrator a password link was answered to in clear; null when it went only to the person's mailbox (decision 0136). */
+  handed_to: string | null;
 }
 
 export interface UserSessionsTable {

@@ -649,7 +649,10 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     expect(await page.isVisible('#submission')).toBe(false);
 
     // Signing out everywhere ends this session (and any other) on the server, not only in this tab.
+    // It is on the account page, not in the bar: on a phone the bar had a line of its own for it.
     const cookies = await page.context().cookies();
+    expect(await page.isVisible('#sign-out-everywhere')).toBe(false);
+    await page.click('[data-view=account]');
     await page.click('#sign-out-everywhere');
     await expect.poll(() => page.textContent('#notice')).toContain('signed out on every device');
     const session = cookies.find((c) => c.name === 'redflag_session');

@@ -33,6 +33,7 @@ import * as peopleTextsSealed from './2026_11_29_0032_people_texts_sealed.js';
 import * as passwordLinks from './2026_11_29_0033_password_links.js';
 import * as publicReportsFirstPublished from './2026_11_29_0034_public_reports_first_published.js';
 import * as memberNotesSealed from './2026_11_29_0035_member_notes_sealed.js';
+import * as accountRecoveryTwoPeople from './2026_11_29_0036_account_recovery_two_people.js';
 
 /**
  * Every migration, by name; names sort in the order they run. A landed migration is never
@@ -73,4 +74,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_29_0033_password_links': passwordLinks,
   '2026_11_29_0034_public_reports_first_published': publicReportsFirstPublished,
   '2026_11_29_0035_member_notes_sealed': memberNotesSealed,
+  '2026_11_29_0036_account_recovery_two_people': accountRecoveryTwoPeople,
 };

@@ -5,6 +5,7 @@ import { normalizeEmail } from '../../identifiers/email.js';
 import { type ChangeActor, recordChange, recordOwnChange } from '../audit/audit.repository.js';
 import type { Mailer } from './mailer.js';
 import { checkPasswordPolicy, hashPassword } from './passwords.js';
+import { linkAfterOwnReset, linkNotMailedAfterOwnReset, resetByThemRecently } from './recovery-guard.js';
 import { hashToken, newToken } from './secrets.js';
 import { deleteUserSessions } from './sessions.repository.js';
 import * as repo from './users.repository.js';
@@ -61,20 +62,28 @@ export function createPasswordLinksService(deps: {
    * unused links; one asked for from the sign-in page ends none (a stranger who knows the address
    * must not be able to cancel the link an administrator handed over).
    */
-  async function newLink(trx: Kysely<Database>, user: repo.UserRow, kind: PasswordLink['kind'], endEarlier: boolean) {
+  async function newLink(
+    trx: Kysely<Database>,
+    user: repo.UserRow,
+    kind: PasswordLink['kind'],
+    by: { admin: string } | 'self-service',
+  ) {
     const token = newToken();
+    const tokenHash = hashToken(token);
     const at = now();
     const expiresAt = new Date(at.getTime() + (kind === 'invitation' ? deps.invitationTtlMs : deps.resetTtlMs));
-    if (endEarlier) await repo.expireInvitations(trx, user.id);
+    if (by !== 'self-service') await repo.expireInvitations(trx, user.id);
     await repo.insertInvitation(trx, {
       user_id: user.id,
-      token_hash: hashToken(token),
+      token_hash: tokenHash,
       expires_at: expiresAt,
       purpose: kind,
       created_at: at,
+      // Counted as handed to the administrator until the mail is known to have gone (decision 0136).
+      handed_to: by === 'self-service' ? null : by.admin,
     });
     const path = kind === 'invitation' ? '/invitations/accept' : '/password-reset';
-    return { url: `${deps.publicUrl}${path}?token=${token}`, expiresAt };
+    return { url: `${deps.publicUrl}${path}?token=${token}`, expiresAt, tokenHash };
   }
 
   /** Mail is a convenience: a failure is logged, and the link in the answer still works. */
@@ -104,7 +113,7 @@ export function createPasswordLinksService(deps: {
         const recent = await repo.recentResetLinks(trx, account.id, new Date(at - DAY_MS));
         if (recent.length >= SELF_SERVICE_PER_DAY || recent.some((created) => created.getTime() > at - SELF_SERVICE_GAP_MS))
           continue;
-        sent.push({ account, link: await newLink(trx, account, 'password_reset', false) });
+        sent.push({ account, link: await newLink(trx, account, 'password_reset', 'self-service') });
       }
       return sent;
     });
@@ -114,10 +123,11 @@ export function createPasswordLinksService(deps: {
     /**
      * An administrator's link for one of their people: e-mailed with REDFLAG_SMTP_URL (and then not
      * answered: only the person holds it), else answered to hand over. Never for oneself: a session
-     * alone, left open or stolen, must not set its owner's password (that asks the current one).
+     * alone, left open or stolen, must not set its owner's password (that asks the current one). Nor
+     * handed to the administrator who reset the person's second factor within a day (decision 0136).
      */
     async issue(scope: UserScope, userId: string, actor: ChangeActor & { userId: string }): Promise<PasswordLink> {
-      const { user, kind, link, member } = await db.transaction().execute(async (trx) => {
+      const { user, kind, link, member, afterOwnReset } = await db.transaction().execute(async (trx) => {
         const user = await requireUserIn(trx, scope, userId);
         if (user.id === actor.userId) {
           throw new AppError('INVALID_STATE', 'Not for yourself: change your password on your account page');
@@ -125,16 +135,28 @@ export function createPasswordLinksService(deps: {
         if (user.status === 'suspended') {
           throw new AppError('INVALID_STATE', 'This person is suspended; the operators lift a suspension first');
         }
+        const afterOwnReset = resetByThemRecently(user, actor.userId, now());
+        // Without e-mail the link can only be handed over: refused before anything is written.
+        if (afterOwnReset && !deps.mailer) throw linkAfterOwnReset();
         const kind = user.status === 'invited' ? ('invitation' as const) : ('password_reset' as const);
-        const link = await newLink(trx, user, kind, true);
+        const link = await newLink(trx, user, kind, { admin: actor.userId });
         await recordChange(trx, actor, { companyId: user.company_id, action: 'user_password_link', subjectId: user.id });
-        return { user, kind, link, member: await repo.memberNameOf(trx, user) };
+        return { user, kind, link, member: await repo.memberNameOf(trx, user), afterOwnReset };
       });
       const emailed = await mail(user.id, (mailer) =>
         kind === 'invitation'
           ? mailer.sendInvitation({ to: user.email, inviteUrl: link.url, expiresAt: link.expiresAt, inviter: member })
           : mailer.sendPasswordReset({ to: user.email, resetUrl: link.url, expiresAt: link.expiresAt, member, askedBy: 'admin' }),
       );
+      if (emailed) {
+        // If this fails the link stays counted as handed over: stricter than true, never looser.
+        await repo
+          .markLinkMailed(db, link.tokenHash)
+          .catch((err: unknown) => deps.log?.warn({ err, userId: user.id }, 'could not mark the password link as e-mailed'));
+      } else if (afterOwnReset) {
+        await repo.endLink(db, link.tokenHash);
+        throw linkNotMailedAfterOwnReset();
+      }
       return {
         userId: user.id,
         kind,

@@ -101,7 +101,14 @@ export async function updateUser(
 
 export async function insertInvitation(
   db: Db,
-  invitation: { user_id: string; token_hash: Buffer; expires_at: Date; purpose?: LinkPurpose; created_at?: Date },
+  invitation: {
+    user_id: string;
+    token_hash: Buffer;
+    expires_at: Date;
+    purpose?: LinkPurpose;
+    created_at?: Date;
+    handed_to?: string | null;
+  },
 ) {
   await db.insertInto('user_invitations').values(invitation).execute();
 }
@@ -154,11 +161,23 @@ export async function expireInvitations(db: Db, userId: string): Promise<void> {
 }
 
 /** Takes the second factor away: secret, replay guard and recovery codes (an administrator's reset). */
-export async function clearSecondFactor(db: Transaction<Database>, userId: string): Promise<void> {
+/** Takes the second factor away, keeping who did it and when (decision 0136). */
+export async function clearSecondFactor(
+  db: Transaction<Database>,
+  userId: string,
+  reset: { by: string | null; at: Date },
+): Promise<void> {
   await db.deleteFrom('user_recovery_codes').where('user_id', '=', userId).execute();
   await db
     .updateTable('users')
-    .set({ totp_secret_token: null, totp_confirmed_at: null, totp_last_step: null, updated_at: new Date() })
+    .set({
+      totp_secret_token: null,
+      totp_confirmed_at: null,
+      totp_last_step: null,
+      second_factor_reset_by: reset.by,
+      second_factor_reset_at: reset.at,
+      updated_at: new Date(),
+    })
     .where('id', '=', userId)
     .execute();
 }
@@ -241,6 +260,32 @@ export async function activeAdminsLocked(
 }
 
 /** When the user was sent each password reset link since `since`, used or not (the sign-in page's cap). */
+/** Whether a link for this user was handed to this administrator since then (decision 0136). */
+export async function linkHandedTo(db: Db, userId: string, adminId: string, since: Date): Promise<boolean> {
+  const row = await db
+    .selectFrom('user_invitations')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('handed_to', '=', adminId)
+    .where('created_at', '>', since)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** A link that reached the person's mailbox was not handed to anyone. */
+export async function markLinkMailed(db: Db, tokenHash: Buffer): Promise<void> {
+  await db.updateTable('user_invitations').set({ handed_to: null }).where('token_hash', '=', tokenHash).execute();
+}
+
+/** Ends one link (one that could be neither e-mailed nor handed over). */
+export async function endLink(db: Db, tokenHash: Buffer): Promise<void> {
+  await db
+    .updateTable('user_invitations')
+    .set({ expires_at: new Date(0) })
+    .where('token_hash', '=', tokenHash)
+    .execute();
+}
+
 export async function recentResetLinks(db: Db, userId: string, since: Date): Promise<Date[]> {
   const rows = await db
     .selectFrom('user_invitations')

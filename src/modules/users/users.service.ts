@@ -10,6 +10,7 @@ import { findOperatorById } from '../operators/operators.repository.js';
 import { unseenProblem, visibleLength } from '../trimmed-text.js';
 import type { Mailer } from './mailer.js';
 import { checkPasswordPolicy, hashPassword } from './passwords.js';
+import { recoverySince, resetAfterOwnLink } from './recovery-guard.js';
 import { hashToken, newToken } from './secrets.js';
 import { deleteUserSessions } from './sessions.repository.js';
 import * as repo from './users.repository.js';
@@ -243,7 +244,9 @@ export function createUsersService(deps: {
         const row = await requireUser(scope, id, trx);
         if (row.id === actorId) throw new AppError('INVALID_STATE', 'You cannot reset your own second factor; ask another admin');
         if (!row.totp_confirmed_at) throw new AppError('INVALID_STATE', 'This person has no second factor set up');
-        await repo.clearSecondFactor(trx, row.id);
+        const at = now();
+        if (actorId && (await repo.linkHandedTo(trx, row.id, actorId, recoverySince(at)))) throw resetAfterOwnLink();
+        await repo.clearSecondFactor(trx, row.id, { by: actorId ?? null, at });
         await deleteUserSessions(trx, row.id);
         await recordChange(trx, actor, { companyId: row.company_id, action: 'user_totp_reset', subjectId: row.id });
         return { user: (await repo.findUser(trx, row.id)) as repo.UserRow, member: await repo.memberNameOf(trx, row) };
