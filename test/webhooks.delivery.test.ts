@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NOT_PREPARED } from '../src/modules/webhooks/delivery.worker.js';
+import { NOT_PREPARED, NOT_PREPARED_GIVEN_UP } from '../src/modules/webhooks/delivery.worker.js';
 import { movableClock } from './helpers/clock.js';
 import { createCompany, key } from './helpers/principals.js';
 import { uniquePhone } from './helpers/public-reports.js';
@@ -136,7 +136,7 @@ describe('webhook delivery: retries, disabling, rotation, redelivery, one instan
     expect(log.map((d) => d.status)).toEqual(['delivered', 'failed']);
   });
 
-  it("a reference this instance cannot open is retried without counting against the member's endpoint", async () => {
+  it("a reference this instance cannot open is retried for 3 days without counting against the member's endpoint", async () => {
     clock.reset(); // the tests before moved it past the 3 days a delivery is tried for
     const s = await subscriber('/sealed');
     await s.raise(1, 'Customer 1');
@@ -158,8 +158,21 @@ describe('webhook delivery: retries, disabling, rotation, redelivery, one instan
     expect(new Set(waiting?.log.map((a) => a.error))).toEqual(new Set([NOT_PREPARED]));
     const endpoint = await t.app.inject({ method: 'GET', url: `${HOOKS}/${s.webhook.id}`, headers: key(s.apiKey) });
     expect(endpoint.json().data.webhook).toMatchObject({ status: 'active', failingSince: null });
-    // Once the entry is removed, the event goes out without its reference.
+    // Past its 3 days it is given up, saying so; the endpoint is still not blamed.
+    await deliver();
+    const [givenUp] = (await s.log()).filter((d) => d.id === waiting?.id);
+    expect(givenUp?.status).toBe('failed');
+    expect(givenUp?.log.at(-1)?.error).toBe(NOT_PREPARED_GIVEN_UP);
+    const after = await t.app.inject({ method: 'GET', url: `${HOOKS}/${s.webhook.id}`, headers: key(s.apiKey) });
+    expect(after.json().data.webhook).toMatchObject({ status: 'active', failingSince: null });
+    // Redelivered once the entry is removed, the event goes out without its reference.
     await t.app.inject({ method: 'DELETE', url: `/api/v1/external/watchlist/${second}`, headers: key(s.apiKey) });
+    const redeliver = await t.app.inject({
+      method: 'POST',
+      url: `${HOOKS}/${s.webhook.id}/deliveries/${givenUp?.id}/redeliver`,
+      headers: key(s.apiKey),
+    });
+    expect(redeliver.statusCode, redeliver.body).toBeLessThan(300);
     await deliver();
     const sent = receiver.at('/sealed');
     expect(sent).toHaveLength(2);

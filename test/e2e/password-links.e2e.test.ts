@@ -253,40 +253,56 @@ describe.skipIf(!hasChromium)('passwords and second factors, in the desk at 360 
     await fresh.close();
   });
 
-  it("the Team page: a colleague's password link to hand over, and a lost phone's second factor reset after asking", async () => {
+  it("the Team page: a colleague's password link to hand over, a lost phone's second factor reset after asking, and never both by one admin", async () => {
     const admin = await createUser(t, clock, { companyId: company.companyId }, 'admin');
-    const colleague = await createUser(t, clock, { companyId: company.companyId }, 'analyst', { totp: true });
+    const forgot = await createUser(t, clock, { companyId: company.companyId }, 'analyst', { totp: true });
+    const lostPhone = await createUser(t, clock, { companyId: company.companyId }, 'analyst', { totp: true });
     const signedIn = await signedInPhonePage(base, admin, clock.now);
     const desk = signedIn.page;
+    const users = async () =>
+      (await t.app.inject({ url: '/api/v1/external/users', headers: key(company.apiKey) })).json().data.users as Array<{
+        id: string;
+        totpEnrolled: boolean;
+      }>;
+    const enrolled = async (userId: string) => (await users()).find((u) => u.id === userId)?.totpEnrolled;
+    const resetButton = (email: string) => desk.getByRole('button', { name: `Reset the second factor of ${email}` });
+    const linkButton = (email: string) => desk.getByRole('button', { name: `Send ${email} a link to choose a new password` });
     try {
       await desk.click('button[data-view="team"]');
-      await desk.getByRole('button', { name: `Send ${colleague.email} a link to choose a new password` }).click();
+      await linkButton(forgot.email).click();
       await expect.poll(() => desk.inputValue('#person-link')).toMatch(/\/password-reset\?token=/);
-      expect(await desk.textContent('#team-message')).toContain(`send it to ${colleague.email} yourself`);
+      expect(await desk.textContent('#team-message')).toContain(`send it to ${forgot.email} yourself`);
       expect(await desk.getAttribute('#team-message', 'data-tone')).toBe('ok');
       expect(await seriousViolations(desk)).toEqual([]);
       expect(await fitsWidth(desk)).toBe(true);
 
-      await desk.getByRole('button', { name: `Reset the second factor of ${colleague.email}` }).click();
+      // The admin holding this person's link cannot also take their second factor away (decision 0136).
+      await resetButton(forgot.email).click();
+      await desk.getByRole('dialog').getByRole('button', { name: 'Reset second factor' }).click();
+      await expect.poll(() => desk.textContent('#team-message')).toContain('another administrator');
+      expect(await desk.getAttribute('#team-message', 'data-tone')).toBe('error');
+      expect(await enrolled(forgot.userId)).toBe(true);
+
+      await resetButton(lostPhone.email).click();
       const dialog = desk.getByRole('dialog');
       expect(await dialog.textContent()).toContain('lost or replaced phone');
       await dialog.getByRole('button', { name: 'Cancel' }).click();
-      const users = async () =>
-        (await t.app.inject({ url: '/api/v1/external/users', headers: key(company.apiKey) })).json().data.users as Array<{
-          id: string;
-          totpEnrolled: boolean;
-        }>;
-      expect((await users()).find((u) => u.id === colleague.userId)?.totpEnrolled).toBe(true);
-      await desk.getByRole('button', { name: `Reset the second factor of ${colleague.email}` }).click();
+      expect(await enrolled(lostPhone.userId)).toBe(true);
+      await resetButton(lostPhone.email).click();
       await desk.getByRole('dialog').getByRole('button', { name: 'Reset second factor' }).click();
       await expect.poll(() => desk.textContent('#team-message')).toContain('second factor was reset');
-      // The link handed over for them before is no longer on the page, and focus is on their harmless first action.
+      // The link handed over before is no longer on the page, and focus is on their harmless first action.
       expect(await desk.isVisible('#person-link-result')).toBe(false);
       expect(await desk.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
-        `Send ${colleague.email} a link to choose a new password`,
+        `Send ${lostPhone.email} a link to choose a new password`,
       );
-      expect((await users()).find((u) => u.id === colleague.userId)?.totpEnrolled).toBe(false);
-      expect(await desk.isVisible(`button[aria-label="Reset the second factor of ${colleague.email}"]`)).toBe(false);
+      expect(await enrolled(lostPhone.userId)).toBe(false);
+      expect(await desk.isVisible(`button[aria-label="Reset the second factor of ${lostPhone.email}"]`)).toBe(false);
+      // Nor can the admin who took it away be handed their password link: the message says who can.
+      await linkButton(lostPhone.email).click();
+      await expect.poll(() => desk.textContent('#team-message')).toContain('another administrator');
+      expect(await desk.getAttribute('#team-message', 'data-tone')).toBe('error');
+      expect(await desk.isVisible('#person-link-result')).toBe(false);
     } finally {
       await signedIn.browser.close();
     }

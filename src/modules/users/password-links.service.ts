@@ -2,10 +2,11 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import { normalizeEmail } from '../../identifiers/email.js';
+import { DAY_MS } from '../../jobs/clock.js';
 import { type ChangeActor, recordChange, recordOwnChange } from '../audit/audit.repository.js';
 import type { Mailer } from './mailer.js';
 import { checkPasswordPolicy, hashPassword } from './passwords.js';
-import { linkAfterOwnReset, linkNotMailedAfterOwnReset, resetByThemRecently } from './recovery-guard.js';
+import { factorTakenByThem, linkAfterOwnReset, linkNotMailedAfterOwnReset } from './recovery-guard.js';
 import { hashToken, newToken } from './secrets.js';
 import { deleteUserSessions } from './sessions.repository.js';
 import * as repo from './users.repository.js';
@@ -15,7 +16,6 @@ import { toUserView, type UserView } from './users.view.js';
 /** One e-mail a few minutes per account, and a few a day, however often the sign-in page is asked: no mail bombing. */
 const SELF_SERVICE_GAP_MS = 5 * 60_000;
 const SELF_SERVICE_PER_DAY = 3;
-const DAY_MS = 24 * 3_600_000;
 
 export interface PasswordLink {
   userId: string;
@@ -66,13 +66,13 @@ export function createPasswordLinksService(deps: {
     trx: Kysely<Database>,
     user: repo.UserRow,
     kind: PasswordLink['kind'],
-    by: { admin: string } | 'self-service',
+    by: { admin: string; endEarlier: boolean } | 'self-service',
   ) {
     const token = newToken();
     const tokenHash = hashToken(token);
     const at = now();
     const expiresAt = new Date(at.getTime() + (kind === 'invitation' ? deps.invitationTtlMs : deps.resetTtlMs));
-    if (by !== 'self-service') await repo.expireInvitations(trx, user.id);
+    if (by !== 'self-service' && by.endEarlier) await repo.expireInvitations(trx, user.id);
     await repo.insertInvitation(trx, {
       user_id: user.id,
       token_hash: tokenHash,
@@ -135,11 +135,12 @@ export function createPasswordLinksService(deps: {
         if (user.status === 'suspended') {
           throw new AppError('INVALID_STATE', 'This person is suspended; the operators lift a suspension first');
         }
-        const afterOwnReset = resetByThemRecently(user, actor.userId, now());
+        const afterOwnReset = factorTakenByThem(user, actor.userId);
         // Without e-mail the link can only be handed over: refused before anything is written.
         if (afterOwnReset && !deps.mailer) throw linkAfterOwnReset();
         const kind = user.status === 'invited' ? ('invitation' as const) : ('password_reset' as const);
-        const link = await newLink(trx, user, kind, { admin: actor.userId });
+        // After such a reset the earlier links end only once the mail has gone: a failed one changes nothing.
+        const link = await newLink(trx, user, kind, { admin: actor.userId, endEarlier: !afterOwnReset });
         await recordChange(trx, actor, { companyId: user.company_id, action: 'user_password_link', subjectId: user.id });
         return { user, kind, link, member: await repo.memberNameOf(trx, user), afterOwnReset };
       });
@@ -153,6 +154,7 @@ export function createPasswordLinksService(deps: {
         await repo
           .markLinkMailed(db, link.tokenHash)
           .catch((err: unknown) => deps.log?.warn({ err, userId: user.id }, 'could not mark the password link as e-mailed'));
+        if (afterOwnReset) await repo.expireInvitations(db, user.id, link.tokenHash);
       } else if (afterOwnReset) {
         await repo.endLink(db, link.tokenHash);
         throw linkNotMailedAfterOwnReset();
@@ -217,9 +219,14 @@ export function createPasswordLinksService(deps: {
       // Hashed before the transaction: argon2 takes tens of milliseconds and needs no row lock.
       const passwordHash = await hashPassword(input.password);
       const user = await db.transaction().execute(async (trx) => {
-        const row = await useLink(trx, input.token, now(), 'password_reset');
-        if (!row) throw linkInvalid();
-        const updated = await repo.updateUser(trx, row.id, { password_hash: passwordHash });
+        const used = await useLink(trx, input.token, now(), 'password_reset');
+        if (!used) throw linkInvalid();
+        const row = used.user;
+        // Kept so the administrator handed this link cannot also take the second factor (decision 0136).
+        const updated = await repo.updateUser(trx, row.id, {
+          password_hash: passwordHash,
+          password_link_handed_to: used.link.handed_to,
+        });
         await deleteUserSessions(trx, row.id);
         await recordOwnChange(trx, row, requestId, 'user_password_reset');
         return updated as repo.UserRow;

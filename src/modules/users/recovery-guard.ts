@@ -1,41 +1,39 @@
 import { AppError } from '../../http/errors.js';
-import { DAY_MS } from '../../jobs/clock.js';
 import type { UserRow } from './users.repository.js';
 
 /**
  * Account recovery takes two people when the link is handed over (decision 0136). An administrator
- * who resets a person's second factor and is handed that person's password link could sign in as
- * them; so within this window the same administrator may take only one of the two steps. A link
- * e-mailed to the person's own mailbox is not handed over, and does not count.
+ * who takes a person's second factor away and is handed that person's password link could sign in
+ * as them; so one administrator may take only one of the two steps. The rule follows the account's
+ * state, not a clock: it holds until the person has set up a new factor, or set a password of their
+ * own. A link e-mailed to the person's own mailbox is not handed over, and does not count.
  */
-export const TWO_PEOPLE_WINDOW_MS = DAY_MS;
 
-export const recoverySince = (at: Date) => new Date(at.getTime() - TWO_PEOPLE_WINDOW_MS);
+/** This administrator took the person's second factor away, and no new one is set up yet. */
+export function factorTakenByThem(user: UserRow, adminId: string): boolean {
+  return user.second_factor_reset_by === adminId && user.totp_confirmed_at === null;
+}
 
-/** Whether this administrator reset the person's second factor within the window. */
-export function resetByThemRecently(user: UserRow, adminId: string, at: Date): boolean {
-  return (
-    user.second_factor_reset_by === adminId &&
-    user.second_factor_reset_at !== null &&
-    user.second_factor_reset_at > recoverySince(at)
-  );
+/** The password the person uses now was set through a link handed to this administrator. */
+export function passwordSetThroughThem(user: UserRow, adminId: string): boolean {
+  return user.password_link_handed_to === adminId;
 }
 
 export const linkAfterOwnReset = () =>
   new AppError(
     'INVALID_STATE',
-    "You reset this person's second factor in the last 24 hours, so their password link cannot be handed to you: another administrator (or the operators) makes it. Two people recover an account when the link is not e-mailed.",
+    "You took this person's second factor away and they have not set up a new one, so their password link cannot be handed to you: another administrator makes it.",
   );
 
 export const linkNotMailedAfterOwnReset = () =>
   new AppError(
     'UNAVAILABLE',
-    "The password link could not be e-mailed, and as you reset this person's second factor in the last 24 hours it cannot be handed to you. Try again in a minute, or ask another administrator.",
+    "The password link could not be e-mailed, and it cannot be handed to you because you took this person's second factor away. Try again in a minute, or ask another administrator.",
     { retryAfter: 60 },
   );
 
 export const resetAfterOwnLink = () =>
   new AppError(
     'INVALID_STATE',
-    "You were handed this person's password link in the last 24 hours, so you cannot also reset their second factor: another administrator (or the operators) does it. Two people recover an account.",
+    'A password link for this person was handed to you, and it still works or set the password they use now, so you cannot also take their second factor away: another administrator does it.',
   );

@@ -313,7 +313,8 @@ export function createSessionsService(deps: {
       if (weak) throw AppError.validation([weak]);
       const passwordHash = await hashPassword(input.newPassword);
       await db.transaction().execute(async (trx) => {
-        await repo.updateUser(trx, user.id, { password_hash: passwordHash });
+        // A password of their own: no administrator who handed a link knows it now (decision 0136).
+        await repo.updateUser(trx, user.id, { password_hash: passwordHash, password_link_handed_to: null });
         await sessions.deleteUserSessions(trx, user.id);
       });
     },

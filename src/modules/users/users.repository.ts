@@ -113,7 +113,7 @@ export async function insertInvitation(
   await db.insertInto('user_invitations').values(invitation).execute();
 }
 
-export type LinkRow = { id: string; user_id: string; purpose: LinkPurpose; expires_at: Date };
+export type LinkRow = { id: string; user_id: string; purpose: LinkPurpose; expires_at: Date; handed_to: string | null };
 
 /**
  * The link of a token hash if it is unused and unexpired (a newer link ends an older one by setting
@@ -123,7 +123,7 @@ export type LinkRow = { id: string; user_id: string; purpose: LinkPurpose; expir
 export function findOpenLink(db: Db, tokenHash: Buffer, now: Date): Promise<LinkRow | undefined> {
   return db
     .selectFrom('user_invitations')
-    .select(['id', 'user_id', 'purpose', 'expires_at'])
+    .select(['id', 'user_id', 'purpose', 'expires_at', 'handed_to'])
     .where('token_hash', '=', tokenHash)
     .where('accepted_at', 'is', null)
     .where('expires_at', '>', now)
@@ -151,17 +151,18 @@ export async function markLinkUsed(db: Transaction<Database>, id: string, now: D
  * issued: their end is set to the epoch, long past on any instance's clock (the time of issue would
  * be ahead of an instance whose clock runs behind, and the link open there for that while).
  */
-export async function expireInvitations(db: Db, userId: string): Promise<void> {
-  await db
+/** Ends the user's unused links, but for the one of `keep` (a hash) when given. */
+export async function expireInvitations(db: Db, userId: string, keep?: Buffer): Promise<void> {
+  let query = db
     .updateTable('user_invitations')
     .set({ expires_at: new Date(0) })
     .where('user_id', '=', userId)
-    .where('accepted_at', 'is', null)
-    .execute();
+    .where('accepted_at', 'is', null);
+  if (keep) query = query.where('token_hash', '<>', keep);
+  await query.execute();
 }
 
-/** Takes the second factor away: secret, replay guard and recovery codes (an administrator's reset). */
-/** Takes the second factor away, keeping who did it and when (decision 0136). */
+/** Takes the second factor away (secret, replay guard, recovery codes), keeping who did it and when (decision 0136). */
 export async function clearSecondFactor(
   db: Transaction<Database>,
   userId: string,
@@ -259,15 +260,15 @@ export async function activeAdminsLocked(
   return rows.map((r) => r.id);
 }
 
-/** When the user was sent each password reset link since `since`, used or not (the sign-in page's cap). */
-/** Whether a link for this user was handed to this administrator since then (decision 0136). */
-export async function linkHandedTo(db: Db, userId: string, adminId: string, since: Date): Promise<boolean> {
+/** Whether a link handed to this administrator could still set this user's password (decision 0136). */
+export async function openLinkHandedTo(db: Db, userId: string, adminId: string, now: Date): Promise<boolean> {
   const row = await db
     .selectFrom('user_invitations')
     .select('id')
     .where('user_id', '=', userId)
     .where('handed_to', '=', adminId)
-    .where('created_at', '>', since)
+    .where('accepted_at', 'is', null)
+    .where('expires_at', '>', now)
     .executeTakeFirst();
   return row !== undefined;
 }
@@ -286,6 +287,7 @@ export async function endLink(db: Db, tokenHash: Buffer): Promise<void> {
     .execute();
 }
 
+/** When the user was sent each password reset link since `since`, used or not (the sign-in page's cap). */
 export async function recentResetLinks(db: Db, userId: string, since: Date): Promise<Date[]> {
   const rows = await db
     .selectFrom('user_invitations')

@@ -42,9 +42,9 @@ export const usersRoutes: RoutesPlugin<{ users: UsersService; passwordLinks: Pas
 ) => {
   const tags = ['users'];
   const secondFactorDescription =
-    "Their authenticator secret and recovery codes are deleted and every session ends; at the next sign-in the password alone lets them set up a new second factor. Not for oneself (409): another admin does it. 409 when the person has none, and 409 for an administrator who was handed this person's password link in the last 24 hours (decision 0136: two people recover an account). Audited as user_totp_reset.";
+    "Their authenticator secret and recovery codes are deleted and every session ends; at the next sign-in the password alone lets them set up a new second factor. Not for oneself (409): another admin does it. 409 when the person has none, and 409 for an administrator who was handed this person's password link while it still works or set their current password (decision 0136: two people recover an account). Audited as user_totp_reset.";
   const linkDescription =
-    "For a person who has not joined: a new invitation (earlier links stop working). For one who has: a single-use link to choose a new password (valid REDFLAG_PASSWORD_RESET_TTL_HOURS, 24 h); their second factor stays. E-mailed too when the service has SMTP. 409 for a suspended person. An administrator who reset this person's second factor in the last 24 hours gets the link only by e-mail to the person (decision 0136): without SMTP that is 409, and when the mail fails 503 with Retry-After (the link is ended).";
+    "For a person who has not joined: a new invitation (earlier links stop working). For one who has: a single-use link to choose a new password (valid REDFLAG_PASSWORD_RESET_TTL_HOURS, 24 h); their second factor stays. E-mailed too when the service has SMTP. 409 for a suspended person. An administrator who took this person's second factor away, before they set up a new one, gets the link only by e-mail to the person (decision 0136): without SMTP that is 409, and when the mail fails 503 with Retry-After (that link is ended, earlier ones still work).";
 
   app.get(
     USERS,

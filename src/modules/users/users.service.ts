@@ -10,7 +10,7 @@ import { findOperatorById } from '../operators/operators.repository.js';
 import { unseenProblem, visibleLength } from '../trimmed-text.js';
 import type { Mailer } from './mailer.js';
 import { checkPasswordPolicy, hashPassword } from './passwords.js';
-import { recoverySince, resetAfterOwnLink } from './recovery-guard.js';
+import { passwordSetThroughThem, resetAfterOwnLink } from './recovery-guard.js';
 import { hashToken, newToken } from './secrets.js';
 import { deleteUserSessions } from './sessions.repository.js';
 import * as repo from './users.repository.js';
@@ -87,7 +87,7 @@ export function findWorkingLink(db: Kysely<Database>, token: string, at: Date) {
  */
 export async function useLink(trx: Transaction<Database>, token: string, at: Date, purpose: LinkPurpose) {
   const found = await openLink(trx, token, at, purpose, true);
-  return found && (await repo.markLinkUsed(trx, found.link.id, at)) ? found.user : undefined;
+  return found && (await repo.markLinkUsed(trx, found.link.id, at)) ? found : undefined;
 }
 
 export function createUsersService(deps: {
@@ -192,9 +192,14 @@ export function createUsersService(deps: {
       // Hashed before the transaction: argon2 takes tens of milliseconds and needs no row lock.
       const passwordHash = await hashPassword(input.password);
       const user = await db.transaction().execute(async (trx) => {
-        const row = await useLink(trx, input.token, now(), 'invitation');
-        if (!row) throw new AppError('INVITATION_INVALID', 'The invitation is unknown, expired or already used');
-        return repo.updateUser(trx, row.id, { name, password_hash: passwordHash, status: 'active' });
+        const used = await useLink(trx, input.token, now(), 'invitation');
+        if (!used) throw new AppError('INVITATION_INVALID', 'The invitation is unknown, expired or already used');
+        return repo.updateUser(trx, used.user.id, {
+          name,
+          password_hash: passwordHash,
+          status: 'active',
+          password_link_handed_to: used.link.handed_to,
+        });
       });
       return toUserView(user as repo.UserRow);
     },
@@ -245,7 +250,9 @@ export function createUsersService(deps: {
         if (row.id === actorId) throw new AppError('INVALID_STATE', 'You cannot reset your own second factor; ask another admin');
         if (!row.totp_confirmed_at) throw new AppError('INVALID_STATE', 'This person has no second factor set up');
         const at = now();
-        if (actorId && (await repo.linkHandedTo(trx, row.id, actorId, recoverySince(at)))) throw resetAfterOwnLink();
+        const handedToThem =
+          actorId && (passwordSetThroughThem(row, actorId) || (await repo.openLinkHandedTo(trx, row.id, actorId, at)));
+        if (handedToThem) throw resetAfterOwnLink();
         await repo.clearSecondFactor(trx, row.id, { by: actorId ?? null, at });
         await deleteUserSessions(trx, row.id);
         await recordChange(trx, actor, { companyId: row.company_id, action: 'user_totp_reset', subjectId: row.id });

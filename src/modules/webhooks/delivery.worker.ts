@@ -63,6 +63,8 @@ type Outcome = SendOutcome & { ours?: true };
 
 /** What the member's log shows for such an attempt; the cause goes to the operators' log only. */
 export const NOT_PREPARED = 'not sent: this delivery could not be prepared; it will be retried';
+/** The same, once the 3 days of retries are over: the member redelivers it when told it can go. */
+export const NOT_PREPARED_GIVEN_UP = 'not sent: this delivery could not be prepared in 3 days of retries; redeliver it';
 
 /**
  * The delivery worker, run on every instance: each pass claims due deliveries with
@@ -181,9 +183,16 @@ export function createDeliveryWorker(deps: { db: Kysely<Database>; crypto: Crypt
    * 3 days; an attempt that failed on our side leaves the endpoint's record alone.
    */
   async function recordFailed(row: Claimed, outcome: Outcome, now: Date): Promise<void> {
+    const expired = now.getTime() - new Date(row.created_at).getTime() >= RETRY_WINDOW_MS;
+    if (expired && outcome.ours) {
+      deps.log.error(
+        { deliveryId: row.id, endpointId: row.endpoint_id },
+        'a webhook delivery was given up: it could not be prepared',
+      );
+    }
+    const logged = expired && outcome.ours ? { ...outcome, error: NOT_PREPARED_GIVEN_UP } : outcome;
     await db.transaction().execute(async (trx) => {
-      await trx.insertInto('webhook_attempts').values(attemptRow(row, outcome)).execute();
-      const expired = now.getTime() - new Date(row.created_at).getTime() >= RETRY_WINDOW_MS;
+      await trx.insertInto('webhook_attempts').values(attemptRow(row, logged)).execute();
       await trx
         .updateTable('webhook_deliveries')
         .set(
