@@ -8,7 +8,7 @@ import { buildTestApp } from './helpers/test-app.js';
 
 const NAME = '2026_11_29_0036_account_recovery_two_people';
 
-it("migration 0036 learns the last week's resets from the trail and ends the password links it cannot tell about", async () => {
+it("migration 0036 learns the last week's resets and handed links from the trail, and ends the password links it cannot tell about", async () => {
   const clock = testClock();
   const t = await buildTestApp({ now: clock.now });
   try {
@@ -17,18 +17,28 @@ it("migration 0036 learns the last week's resets from the trail and ends the pas
     const admin = await createUser(t, clock, { companyId: company.companyId }, 'admin');
     const lostPhone = await createUser(t, clock, { companyId: company.companyId }, 'analyst', { totp: true });
     const forgot = await createUser(t, clock, { companyId: company.companyId }, 'analyst');
+    const reset = await createUser(t, clock, { companyId: company.companyId }, 'analyst', { totp: true });
     const post = (url: string) => t.app.inject({ method: 'POST', url, headers: admin.headers });
     expect((await post(`/api/v1/external/users/${lostPhone.userId}/second-factor/reset`)).statusCode).toBe(200);
     const handed = await post(`/api/v1/external/users/${forgot.userId}/password-link`);
     expect(handed.statusCode, handed.body).toBe(201);
+    // A password the admin may know: set with a link handed to them.
+    const setWith = await post(`/api/v1/external/users/${reset.userId}/password-link`);
+    const accepted = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/password-reset/accept',
+      payload: { token: new URL(setWith.json().data.url).searchParams.get('token'), password: 'a password the admin has seen' },
+    });
+    expect(accepted.statusCode, accepted.body).toBe(200);
     // As a version before 0036 leaves them: neither who took the steps nor to whom the link went.
     await migration0036.down(db);
     await sql`delete from kysely_migration where name = ${NAME}`.execute(db);
     expect((await migrateToLatest(db)).applied).toEqual([NAME]);
 
-    const reset = await sql<{ by: string | null }>`select second_factor_reset_by as by from users
+    const learnt = await sql<{ by: string | null }>`select second_factor_reset_by as by from users
       where id = ${lostPhone.userId}`.execute(db);
-    expect(reset.rows[0]?.by).toBe(admin.userId);
+    expect(learnt.rows[0]?.by).toBe(admin.userId);
+    expect((await post(`/api/v1/external/users/${reset.userId}/second-factor/reset`)).statusCode).toBe(409);
     const refused = await post(`/api/v1/external/users/${lostPhone.userId}/password-link`);
     expect(refused.statusCode, refused.body).toBe(409);
     const used = await t.app.inject({

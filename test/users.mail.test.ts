@@ -153,14 +153,35 @@ describe('forgot my password, by e-mail', () => {
     const admin = await createUser(t, clock, { companyId: owner.companyId }, 'admin');
     const person = await createUser(t, clock, { companyId: owner.companyId }, 'analyst', { totp: true });
     const post = (url: string) => t.app.inject({ method: 'POST', url, headers: admin.headers });
+    const mailedTokens = async (n: number) => {
+      await expect.poll(() => mailsTo(person.email).length, { timeout: 5_000 }).toBe(n);
+      return mailsTo(person.email).map((body) =>
+        tokenOf(body.match(/https?:\/\/\S+\/password-reset\?token=[A-Za-z0-9_-]+/)?.[0] as string),
+      );
+    };
+    const use = (token: string, password = 'a brand new and unusual passphrase') =>
+      t.app.inject({ method: 'POST', url: '/api/v1/auth/password-reset/accept', payload: { token, password } });
+
     const linkFirst = await post(`/api/v1/external/users/${person.userId}/password-link`);
     expect(linkFirst.json().data).toMatchObject({ emailed: true, url: null });
-    // The link was e-mailed, not handed over: the same administrator may reset the factor after it.
+    // E-mailed, not handed over, and used by the person: the same administrator may reset the factor.
+    const [mailed] = await mailedTokens(1);
+    expect((await use(mailed as string)).statusCode).toBe(200);
     const reset = await post(`/api/v1/external/users/${person.userId}/second-factor/reset`);
     expect(reset.statusCode, reset.body).toBe(200);
+
+    // After that reset the link still goes by e-mail; once it has gone, the links before it end.
+    clock.advance(5 * 60_000 + 1_000);
+    expect(
+      (await t.app.inject({ method: 'POST', url: '/api/v1/auth/password-reset', payload: { email: person.email } })).statusCode,
+    ).toBe(202);
+    const [, asked] = await mailedTokens(2);
     const again = await post(`/api/v1/external/users/${person.userId}/password-link`);
     expect(again.statusCode, again.body).toBe(201);
     expect(again.json().data).toMatchObject({ emailed: true, url: null });
+    const [, , sent] = await mailedTokens(3);
+    expect((await use(asked as string)).json().data.code).toBe('LINK_INVALID');
+    expect((await use(sent as string, 'yet another unusual passphrase')).statusCode).toBe(200);
   });
 
   it('does not hand over a link it could not e-mail to the administrator who reset the second factor', async () => {

@@ -40,7 +40,7 @@ import { renderSearchResult } from './search-result.js';
 import { initSubmissions, loadSubmissions } from './submissions.js';
 import { initTeam, loadAudit, loadTeam } from './team.js';
 import { viewer } from './viewer.js';
-import { initWatchlist, loadWatchlist } from './watchlist.js';
+import { initWatchlist, openWatchlist } from './watchlist.js';
 import { initWebhooks, loadWebhooks } from './webhooks.js';
 
 // Each page and what it loads when opened.
@@ -52,7 +52,7 @@ const LOADERS = {
   moderation: loadQueue,
   reviews: loadReviews,
   disputes: loadDisputes,
-  watchlist: loadWatchlist,
+  watchlist: openWatchlist,
   screening: loadScreenings,
   team: loadTeam,
   keys: loadKeys,
@@ -520,6 +520,16 @@ onSubmitOnce(byId<HTMLFormElement>('search-form'), async (event) => {
   });
   // Read by the e2e suite: from the click to the answer on screen.
   out.dataset.renderMs = String(Math.round(performance.now() - started));
+});
+
+// Another page asks for a search (a watched customer's "Search"): the search page, filled in and sent.
+document.addEventListener('desk:search', (event) => {
+  const { label, value } = (event as CustomEvent<{ label: string; value: string }>).detail;
+  open('search');
+  searchLabel.value = label;
+  showSearchBank();
+  byId<HTMLInputElement>('search-value').value = value;
+  byId<HTMLFormElement>('search-form').requestSubmit();
 });
 
 // File a report: the server's own messages appear beside the field they are about.

@@ -15,8 +15,15 @@ import {
   tell,
 } from './common.js';
 import { confirmAction } from './confirm.js';
+import { initMatches, loadMatches, resetMatches } from './watchlist-matches.js';
 
 const PAGE = 20;
+
+/** The page from the menu: what happened to the watched customers (newest first), then the list. */
+export async function openWatchlist(): Promise<void> {
+  resetMatches();
+  await Promise.all([loadMatches(), loadWatchlist()]);
+}
 
 export async function loadWatchlist(): Promise<void> {
   const { data } = await api.GET('/api/v1/external/watchlist', { params: { query: { page: 1, limit: PAGE } } });
@@ -246,4 +253,5 @@ export function initWatchlist(): void {
   showBank();
   onSubmitOnce(byId<HTMLFormElement>('watch-form'), addOne);
   onSubmitOnce(byId<HTMLFormElement>('import-form'), importFile);
+  initMatches();
 }

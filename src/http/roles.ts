@@ -78,6 +78,7 @@ export const ROUTE_ROLES: Readonly<Record<string, readonly UserRole[]>> = {
   'POST /api/v1/external/watchlist': ANALYST,
   'GET /api/v1/external/watchlist': ANALYST,
   'GET /api/v1/external/watchlist/count': ANALYST,
+  'GET /api/v1/external/watchlist/matches': ANALYST,
   'DELETE /api/v1/external/watchlist/:id': ANALYST,
   'POST /api/v1/external/watchlist/imports': ANALYST,
   'POST /api/v1/external/watchlist/imports/:id/file': ANALYST,

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../src/modules/users/totp.js';
 import { accept, enrolTotp, invite, PASSWORD, sessionCookie, testClock } from '../helpers/people.js';
 import { createCompany, key } from '../helpers/principals.js';
+import { createReport } from '../helpers/reports.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { engine } from '../helpers/test-database.js';
 import { pathOf, uploadedUrl } from '../helpers/uploads.js';
@@ -581,6 +582,22 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     expect(await fitsWidth(page)).toBe(true);
     await page.locator('#import-form').scrollIntoViewIfNeeded();
     await screenshot(page, 'watchlist-import');
+  });
+
+  it('lists a report that named a watched customer, and searches for them in one press', async () => {
+    const gamma = await createCompany(t, { businessName: 'Gamma Savings' });
+    await createReport(t, gamma.apiKey, { identifiers: [{ label: 'phone', value: '0803 765 4321' }] });
+    await page.click('button[data-view="watchlist"]');
+    await expect.poll(() => page.textContent('#matches-list')).toContain('cust-42');
+    expect(await page.textContent('#matches-list')).toContain('Named in a report by Gamma Savings');
+    expect(await page.textContent('#matches-count')).toBe('1 update');
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
+    await screenshot(page, 'watchlist-matches');
+    await page.getByRole('button', { name: 'Search Phone number: +2348037654321' }).click();
+    await expect.poll(() => page.isVisible('#view-search')).toBe(true);
+    await expect.poll(() => page.textContent('#search-result')).toContain('Gamma Savings');
+    expect(await page.inputValue('#search-value')).toBe('+2348037654321');
   });
 
   it('screens a customer file: the bytes sent, then rows screened, then the matched rows to download', {

@@ -83,7 +83,7 @@ export function createPasswordLinksService(deps: {
       handed_to: by === 'self-service' ? null : by.admin,
     });
     const path = kind === 'invitation' ? '/invitations/accept' : '/password-reset';
-    return { url: `${deps.publicUrl}${path}?token=${token}`, expiresAt, tokenHash };
+    return { url: `${deps.publicUrl}${path}?token=${token}`, expiresAt, tokenHash, createdAt: at };
   }
 
   /** Mail is a convenience: a failure is logged, and the link in the answer still works. */
@@ -124,7 +124,8 @@ export function createPasswordLinksService(deps: {
      * An administrator's link for one of their people: e-mailed with REDFLAG_SMTP_URL (and then not
      * answered: only the person holds it), else answered to hand over. Never for oneself: a session
      * alone, left open or stolen, must not set its owner's password (that asks the current one). Nor
-     * handed to the administrator who reset the person's second factor within a day (decision 0136).
+     * handed to the administrator who took the person's second factor away, until they set up a new
+     * one (decision 0136).
      */
     async issue(scope: UserScope, userId: string, actor: ChangeActor & { userId: string }): Promise<PasswordLink> {
       const { user, kind, link, member, afterOwnReset } = await db.transaction().execute(async (trx) => {
@@ -154,7 +155,8 @@ export function createPasswordLinksService(deps: {
         await repo
           .markLinkMailed(db, link.tokenHash)
           .catch((err: unknown) => deps.log?.warn({ err, userId: user.id }, 'could not mark the password link as e-mailed'));
-        if (afterOwnReset) await repo.expireInvitations(db, user.id, link.tokenHash);
+        // Those made before this one: a colleague's link handed over while the mail went stays.
+        if (afterOwnReset) await repo.expireInvitations(db, user.id, link);
       } else if (afterOwnReset) {
         await repo.endLink(db, link.tokenHash);
         throw linkNotMailedAfterOwnReset();

@@ -22,7 +22,7 @@ export function passwordSetThroughThem(user: UserRow, adminId: string): boolean 
 export const linkAfterOwnReset = () =>
   new AppError(
     'INVALID_STATE',
-    "You took this person's second factor away and they have not set up a new one, so their password link cannot be handed to you: another administrator makes it.",
+    "You took this person's second factor away and they have not set up a new one, so their password link cannot be handed to you: another administrator (or the operators) makes it.",
   );
 
 export const linkNotMailedAfterOwnReset = () =>
@@ -35,5 +35,5 @@ export const linkNotMailedAfterOwnReset = () =>
 export const resetAfterOwnLink = () =>
   new AppError(
     'INVALID_STATE',
-    'A password link for this person was handed to you, and it still works or set the password they use now, so you cannot also take their second factor away: another administrator does it.',
+    'A password link for this person was handed to you, and it still works or set the password they use now, so you cannot also take their second factor away: another administrator (or the operators) does it.',
   );

@@ -149,16 +149,16 @@ export async function markLinkUsed(db: Transaction<Database>, id: string, now: D
 /**
  * Earlier unused links of a user (invitations and password resets) stop working when a new one is
  * issued: their end is set to the epoch, long past on any instance's clock (the time of issue would
- * be ahead of an instance whose clock runs behind, and the link open there for that while).
+ * be ahead of an instance whose clock runs behind, and the link open there for that while). With
+ * `upTo`, only those made until that link (kept) end: any made since stay.
  */
-/** Ends the user's unused links, but for the one of `keep` (a hash) when given. */
-export async function expireInvitations(db: Db, userId: string, keep?: Buffer): Promise<void> {
+export async function expireInvitations(db: Db, userId: string, upTo?: { createdAt: Date; tokenHash: Buffer }): Promise<void> {
   let query = db
     .updateTable('user_invitations')
     .set({ expires_at: new Date(0) })
     .where('user_id', '=', userId)
     .where('accepted_at', 'is', null);
-  if (keep) query = query.where('token_hash', '<>', keep);
+  if (upTo) query = query.where('created_at', '<=', upTo.createdAt).where('token_hash', '<>', upTo.tokenHash);
   await query.execute();
 }
 

@@ -8,6 +8,8 @@ import {
   CountQuery,
   CountResponse,
   EntryIdParams,
+  MatchesPage,
+  MatchesQuery,
   RemovedResponse,
   WatchlistPage,
   WatchlistQuery,
@@ -65,6 +67,25 @@ export const watchlistRoutes: RoutesPlugin<{ watchlists: WatchlistsService }> = 
     },
     async (request) =>
       ok({ count: await watchlists.count(companyOf(request).companyId, request.query.label) }, 'Watchlist counted'),
+  );
+
+  app.get(
+    `${PATH}/matches`,
+    {
+      config,
+      schema: {
+        tags,
+        summary: "What happened to your watched customers, newest first (the same events as your webhooks')",
+        description:
+          'Each report of another member, or public report, that named a watched identifier as it became visible (`watchlist.match`), and each such report that later left the list or came back (`submission.exited`, `submission.relisted`), with the identifier in clear and your reference. Kept whether or not you have a webhook endpoint. An identifier you stopped watching keeps its events, with `value` and `ref` null.',
+        querystring: MatchesQuery,
+        response: { 200: MatchesPage },
+      },
+    },
+    async (request) => {
+      const { page = 1, limit = 20 } = request.query;
+      return ok(await watchlists.matches(companyOf(request).companyId, { page, limit }), 'Watchlist matches fetched');
+    },
   );
 
   app.delete(

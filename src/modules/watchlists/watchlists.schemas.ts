@@ -60,6 +60,41 @@ export const WatchlistQuery = Type.Object({
 
 export const CountQuery = Type.Object({ label: Type.Optional(IdentifierLabelSchema) });
 
+export const MatchesQuery = Type.Object({
+  page: Type.Optional(PageNumber),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_WATCHLIST_PAGE, default: 20 })),
+});
+
+const WatchlistMatch = Type.Object({
+  id: Type.String({ format: 'uuid', description: "The event's id (a webhook carries the same event)" }),
+  type: Type.Union([Type.Literal('watchlist.match'), Type.Literal('submission.exited'), Type.Literal('submission.relisted')], {
+    description:
+      '`watchlist.match`: a report naming the identifier became visible in search; `submission.exited` / `submission.relisted`: that report left the list or came back',
+  }),
+  createdAt: DateTime(),
+  watchlistEntry: Type.Object({
+    id: Type.String({ format: 'uuid' }),
+    label: Type.String(),
+    value: Nullable(
+      Type.String({ description: 'The normalised clear value; null once you stopped watching it (it left with the entry)' }),
+    ),
+    ref: Nullable(Type.String()),
+  }),
+  report: Type.Object({
+    id: Type.String({ format: 'uuid' }),
+    kind: Type.Union([Type.Literal('report'), Type.Literal('public_report')]),
+    fraudType: Type.String(),
+    reportingCompany: Nullable(Type.String({ description: 'The member that filed it; null for a public report' })),
+  }),
+});
+
+export const MatchesPage = Envelope(
+  Type.Object({
+    data: Type.Array(WatchlistMatch),
+    meta: Type.Object({ total: Type.Integer(), page: Type.Integer(), limit: Type.Integer() }),
+  }),
+);
+
 export const WatchlistPage = Envelope(
   Type.Object({
     data: Type.Array(WatchlistEntry),

@@ -5,6 +5,7 @@ import { IDENTIFIER_LABELS, isIdentifierLabel } from '../../identifiers/normaliz
 import type { SealedIdentifier, SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
 import { isUuid } from '../ids.js';
 import type { ReasonSealer } from '../reports/sealed-reason.js';
+import { countMatches, listMatches, type MatchEventType } from './watchlist-matches.repository.js';
 import { openWatchlistRef, watchlistRefContext } from './watchlist-ref.js';
 import { countEntries, deleteEntry, insertEntries, listEntries } from './watchlists.repository.js';
 
@@ -25,6 +26,21 @@ export interface WatchlistEntryView {
   value: string;
   ref: string | null;
   createdAt: string;
+}
+
+/** An event about one of the company's entries, as the desk lists it (the webhook's `data`, with the value). */
+export interface WatchlistMatchView {
+  id: string;
+  type: MatchEventType;
+  createdAt: string;
+  watchlistEntry: {
+    id: string;
+    label: string;
+    /** Null once the company stopped watching it (the value left with the entry). */
+    value: string | null;
+    ref: string | null;
+  };
+  report: { id: string; kind: 'report' | 'public_report'; fraudType: string; reportingCompany: string | null };
 }
 
 /**
@@ -114,6 +130,49 @@ export function createWatchlistsService(deps: {
     },
 
     count: (companyId: string, label?: string): Promise<number> => countEntries(db, companyId, label),
+
+    /**
+     * What happened to the company's watched customers, newest first: each report that named one
+     * (`watchlist.match`), and each such report that left the list or came back. The same events
+     * its webhooks carry, so a member without a receiver still learns of them in the desk.
+     */
+    async matches(companyId: string, query: { page: number; limit: number }) {
+      const [rows, total] = await Promise.all([
+        listMatches(db, companyId, { limit: query.limit, offset: (query.page - 1) * query.limit }),
+        countMatches(db, companyId),
+      ]);
+      const data: WatchlistMatchView[] = rows.map((row) => {
+        const watched = row.entry_id !== null && row.entry_company_id === companyId && row.value_token !== null;
+        const label = row.entry_label ?? row.payload.watchlistEntry.label;
+        return {
+          id: row.id,
+          type: row.type,
+          createdAt: row.created_at.toISOString(),
+          watchlistEntry: {
+            id: row.payload.watchlistEntry.id,
+            label,
+            value: watched
+              ? identifiers.open(row.value_token as string, {
+                  companyId,
+                  recordId: companyId,
+                  label,
+                  rowId: row.entry_id as string,
+                })
+              : null,
+            ref: watched
+              ? openWatchlistRef(sealer, {
+                  id: row.entry_id as string,
+                  company_id: companyId,
+                  ref: row.ref,
+                  ref_token: row.ref_token,
+                })
+              : null,
+          },
+          report: row.payload.report,
+        };
+      });
+      return { data, meta: { total, page: query.page, limit: query.limit } };
+    },
 
     /** Another company's entry is the same 404 as a random id. */
     async remove(companyId: string, id: string): Promise<void> {

@@ -63,8 +63,9 @@ type Outcome = SendOutcome & { ours?: true };
 
 /** What the member's log shows for such an attempt; the cause goes to the operators' log only. */
 export const NOT_PREPARED = 'not sent: this delivery could not be prepared; it will be retried';
-/** The same, once the 3 days of retries are over: the member redelivers it when told it can go. */
-export const NOT_PREPARED_GIVEN_UP = 'not sent: this delivery could not be prepared in 3 days of retries; redeliver it';
+/** The same, once its retry window is over. */
+export const NOT_PREPARED_GIVEN_UP =
+  'not sent: this delivery could not be prepared and was given up; redeliver it once the operators say it can go';
 
 /**
  * The delivery worker, run on every instance: each pass claims due deliveries with
@@ -224,6 +225,12 @@ export function createDeliveryWorker(deps: { db: Kysely<Database>; crypto: Crypt
         });
       }
     });
+    if (expired && outcome.ours) {
+      deps.log.error(
+        { deliveryId: row.id, endpointId: row.endpoint_id },
+        'a webhook delivery was given up: it could not be prepared',
+      );
+    }
   }
 
   return {

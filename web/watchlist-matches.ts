@@ -1,0 +1,91 @@
+// What happened to the company's watched customers: each report that named one, newest first, and
+// each such report that left the list or came back. The same events its webhooks carry, so a member
+// without a webhook receiver learns of them here (GET /api/v1/external/watchlist/matches).
+import type { paths } from '../client/src/index.js';
+import { api, byId, fraudTypeName, identifierText, labelName, momentText, pageButtons } from './common.js';
+
+const PAGE = 20;
+let page = 1;
+
+type Match =
+  paths['/api/v1/external/watchlist/matches']['get']['responses'][200]['content']['application/json']['data']['data'][number];
+
+/** "A report by Acme Bank (Romance scam)" or "A public report (Romance scam)". */
+function reportText(report: Match['report']): string {
+  const kind = fraudTypeName(report.fraudType);
+  return report.kind === 'public_report'
+    ? `a public report (${kind}), published by the operators`
+    : `a report by ${report.reportingCompany ?? 'another member'} (${kind})`;
+}
+
+function whatHappened(match: Match): string {
+  const report = reportText(match.report);
+  if (match.type === 'submission.exited') return `The report that named it, ${report}, left the list`;
+  if (match.type === 'submission.relisted') return `The report that named it, ${report}, is back on the list`;
+  return `Named in ${report}`;
+}
+
+/** Another page of the desk runs the search (desk.ts listens): the search page, filled in and sent. */
+function searchButton(label: string, value: string): HTMLButtonElement {
+  const button = Object.assign(document.createElement('button'), {
+    type: 'button',
+    className: 'secondary cell-control',
+    textContent: 'Search',
+  });
+  button.setAttribute('aria-label', `Search ${identifierText(label, value)}`);
+  button.addEventListener('click', () => {
+    document.dispatchEvent(new CustomEvent('desk:search', { detail: { label, value } }));
+  });
+  return button;
+}
+
+function matchItem(match: Match): HTMLLIElement {
+  const { label, value, ref } = match.watchlistEntry;
+  const li = document.createElement('li');
+  const who = document.createElement('strong');
+  who.textContent =
+    value === null ? `${labelName(label)} you no longer watch` : `${identifierText(label, value)}${ref ? ` (${ref})` : ''}`;
+  const what = Object.assign(document.createElement('span'), {
+    className: 'match-what',
+    textContent: `${whatHappened(match)} · ${momentText(match.createdAt)}`,
+  });
+  li.append(who, ' ', what);
+  if (value !== null) li.append(' ', searchButton(label, value));
+  return li;
+}
+
+export async function loadMatches(): Promise<void> {
+  const count = byId('matches-count');
+  const { data, error } = await api.GET('/api/v1/external/watchlist/matches', {
+    params: { query: { page, limit: PAGE } },
+  });
+  if (!data) {
+    count.textContent = error?.message ?? 'Could not load what happened to your watched customers. Try again.';
+    return;
+  }
+  const { data: matches, meta } = data.data;
+  const pages = Math.max(1, Math.ceil(meta.total / PAGE));
+  count.textContent =
+    meta.total === 0
+      ? 'No report has named your watched customers yet.'
+      : `${meta.total.toLocaleString('en-GB')} update${meta.total === 1 ? '' : 's'}${pages > 1 ? ` · page ${meta.page} of ${pages}` : ''}`;
+  byId('matches-list').replaceChildren(...matches.map(matchItem));
+  byId('matches-pages').hidden = pages <= 1;
+  byId<HTMLButtonElement>('matches-previous').disabled = page <= 1;
+  byId<HTMLButtonElement>('matches-next').disabled = page >= pages;
+}
+
+export function initMatches(): void {
+  pageButtons(byId('matches-previous'), byId('matches-next'), byId('matches-count'), {
+    page: () => page,
+    turn: (next) => {
+      page = next;
+      return loadMatches();
+    },
+  });
+}
+
+/** A page opened from the menu starts at the newest. */
+export function resetMatches(): void {
+  page = 1;
+}
