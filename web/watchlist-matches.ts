@@ -29,7 +29,7 @@ function whatHappened(match: Match): string {
 function searchButton(label: string, value: string): HTMLButtonElement {
   const button = Object.assign(document.createElement('button'), {
     type: 'button',
-    className: 'secondary cell-control',
+    className: 'secondary cell-control match-search',
     textContent: 'Search',
   });
   button.setAttribute('aria-label', `Search ${identifierText(label, value)}`);
