@@ -140,6 +140,7 @@ const ACTIONS: Record<string, string> = {
   screening_start: 'Customer file sent for screening',
   decode: 'Values revealed',
   public_decode: 'Public report read',
+  public_read: 'Public report naming your bank read',
   create: 'Report filed',
   edit: 'Draft edited',
   publish: 'Report published',

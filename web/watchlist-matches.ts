@@ -26,7 +26,7 @@ function whatHappened(match: Match): string {
 }
 
 /** Another page of the desk runs the search (desk.ts listens): the search page, filled in and sent. */
-function searchButton(label: string, value: string): HTMLButtonElement {
+export function searchButton(label: string, value: string): HTMLButtonElement {
   const button = Object.assign(document.createElement('button'), {
     type: 'button',
     className: 'secondary cell-control match-search',

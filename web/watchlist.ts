@@ -15,14 +15,15 @@ import {
   tell,
 } from './common.js';
 import { confirmAction } from './confirm.js';
+import { loadNamedReports } from './named-reports.js';
 import { initMatches, loadMatches, resetMatches } from './watchlist-matches.js';
 
 const PAGE = 20;
 
-/** The page from the menu: what happened to the watched customers (newest first), then the list. */
+/** The page from the menu: what happened to the watched customers, public reports naming the bank, then the list. */
 export async function openWatchlist(): Promise<void> {
   resetMatches();
-  await Promise.all([loadMatches(), loadWatchlist()]);
+  await Promise.all([loadMatches(), loadNamedReports(), loadWatchlist()]);
 }
 
 export async function loadWatchlist(): Promise<void> {

@@ -79,6 +79,8 @@ export const ROUTE_ROLES: Readonly<Record<string, readonly UserRole[]>> = {
   'GET /api/v1/external/watchlist': ANALYST,
   'GET /api/v1/external/watchlist/count': ANALYST,
   'GET /api/v1/external/watchlist/matches': ANALYST,
+  'GET /api/v1/external/public-reports': ANALYST,
+  'GET /api/v1/external/public-reports/:id': ANALYST,
   'DELETE /api/v1/external/watchlist/:id': ANALYST,
   'POST /api/v1/external/watchlist/imports': ANALYST,
   'POST /api/v1/external/watchlist/imports/:id/file': ANALYST,

@@ -41,9 +41,21 @@ export function fitsWidth(page: Page): Promise<boolean> {
 }
 
 /** Screenshots for the README, written only when asked (`npm run screenshots`), so a test run leaves the tree clean. */
-export async function screenshot(page: Page, name: string): Promise<void> {
+export async function screenshot(page: Page, name: string, options: { fromTop?: boolean; of?: string } = {}): Promise<void> {
   if (process.env.REDFLAG_SCREENSHOTS !== '1') return;
-  await page.screenshot({ path: new URL(`../../docs/screenshots/${name}.png`, import.meta.url).pathname, fullPage: true });
+  const path = new URL(`../../docs/screenshots/${name}.png`, import.meta.url).pathname;
+  // One part of a long page, whole.
+  if (options.of) {
+    await page.locator(options.of).screenshot({ path });
+    return;
+  }
+  // A page whose top is the point (a long list below it): the screen as it opens, not the whole page.
+  if (options.fromTop) {
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path, fullPage: false });
+    return;
+  }
+  await page.screenshot({ path, fullPage: true });
 }
 
 /** Moves focus with the Tab key alone until it reaches `selector`. */

@@ -4,7 +4,8 @@ import { encode } from 'uqr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../src/modules/users/totp.js';
 import { accept, enrolTotp, invite, PASSWORD, sessionCookie, testClock } from '../helpers/people.js';
-import { createCompany, key } from '../helpers/principals.js';
+import { createCompany, createOperator, key } from '../helpers/principals.js';
+import { filePublicReport } from '../helpers/public-reports.js';
 import { createReport } from '../helpers/reports.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { engine } from '../helpers/test-database.js';
@@ -584,16 +585,44 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     await screenshot(page, 'watchlist-import');
   });
 
-  it('lists a report that named a watched customer, and searches for them in one press', async () => {
+  it('lists a report that named a watched customer and a public report naming the bank, and searches in one press', async () => {
     const gamma = await createCompany(t, { businessName: 'Gamma Savings' });
     await createReport(t, gamma.apiKey, { identifiers: [{ label: 'phone', value: '0803 765 4321' }] });
+    // The operators link Acme to its bank; a person cheated through it files, and the report is published.
+    const operator = await createOperator(t);
+    const banks = (await t.app.inject({ url: '/api/v1/meta-data/banks' })).json().data.entity as Array<{
+      name: string;
+      slug: string;
+    }>;
+    const acmeBank = banks.at(-3) as { name: string; slug: string };
+    const linked = await t.app.inject({
+      method: 'PUT',
+      url: `/api/v1/admin/companies/${company.companyId}/bank`,
+      headers: key(operator.apiKey),
+      payload: { bankSlug: acmeBank.slug },
+    });
+    expect(linked.statusCode, linked.body).toBe(200);
+    const publicId = await filePublicReport(t, '0805 111 2233', { financialInstitution: acmeBank.name });
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/admin/public-reports/${publicId}/publish`,
+      headers: key(operator.apiKey),
+    });
+
     await page.click('button[data-view="watchlist"]');
     await expect.poll(() => page.textContent('#matches-list')).toContain('cust-42');
     expect(await page.textContent('#matches-list')).toContain('Named in a report by Gamma Savings');
     expect(await page.textContent('#matches-count')).toBe('1 update');
+    await expect.poll(() => page.isVisible('#named-reports')).toBe(true);
+    expect(await page.textContent('#named-count')).toBe('1 public report');
+    await screenshot(page, 'watchlist-matches', { fromTop: true });
+    await page.getByRole('button', { name: /^Read public report / }).click();
+    await expect.poll(() => page.textContent('#named-report-identifiers')).toContain('+2348051112233');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('named-report-title');
+    expect(await page.textContent('#named-report')).not.toContain('Jane');
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
-    await screenshot(page, 'watchlist-matches');
+    await screenshot(page, 'public-report-naming-the-bank', { of: '#named-reports' });
     await page.getByRole('button', { name: 'Search Phone number: +2348037654321' }).click();
     await expect.poll(() => page.isVisible('#view-search')).toBe(true);
     await expect.poll(() => page.textContent('#search-result')).toContain('Gamma Savings');

@@ -34,7 +34,7 @@ import * as passwordLinks from './2026_11_29_0033_password_links.js';
 import * as publicReportsFirstPublished from './2026_11_29_0034_public_reports_first_published.js';
 import * as memberNotesSealed from './2026_11_29_0035_member_notes_sealed.js';
 import * as accountRecoveryTwoPeople from './2026_11_29_0036_account_recovery_two_people.js';
-import * as watchlistMatchesIndex from './2026_11_29_0037_watchlist_matches_index.js';
+import * as companyEventsIndex from './2026_11_29_0037_company_events_index.js';
 
 /**
  * Every migration, by name; names sort in the order they run. A landed migration is never
@@ -76,5 +76,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_29_0034_public_reports_first_published': publicReportsFirstPublished,
   '2026_11_29_0035_member_notes_sealed': memberNotesSealed,
   '2026_11_29_0036_account_recovery_two_people': accountRecoveryTwoPeople,
-  '2026_11_29_0037_watchlist_matches_index': watchlistMatchesIndex,
+  '2026_11_29_0037_company_events_index': companyEventsIndex,
 };

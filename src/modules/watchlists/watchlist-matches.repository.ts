@@ -26,7 +26,7 @@ export interface MatchRow {
 
 /**
  * A page of the events about a company's watchlist entries, newest first. They are the webhook
- * outbox's rows (written whether or not the company has an endpoint), read through the partial
+ * outbox's rows (written whether or not the company has an endpoint), read through the company's
  * index of migration 0037.
  */
 export async function listMatches(db: Db, companyId: string, page: { limit: number; offset: number }): Promise<MatchRow[]> {

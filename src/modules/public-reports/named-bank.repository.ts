@@ -1,0 +1,47 @@
+import type { Kysely, Transaction } from 'kysely';
+import { sql } from 'kysely';
+import type { Database, PublicReportStatus } from '../../db/schema.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export interface NamedReportRow {
+  id: string;
+  fraud_type: string;
+  financial_institution: string;
+  event_date: Date;
+  status: PublicReportStatus;
+  /** When the member was told (its `public_report.published` event). */
+  told_at: Date;
+}
+
+/**
+ * The public reports a member was told name its bank, newest first: the `public_report.published`
+ * events the outbox wrote for it (decision 0138), whether or not it has a webhook endpoint. Read
+ * through the company's index of migration 0037.
+ */
+export async function listNamedReports(
+  db: Db,
+  companyId: string,
+  page: { limit: number; offset: number },
+): Promise<NamedReportRow[]> {
+  const result = await sql<NamedReportRow>`
+    select p.id, p.fraud_type, p.financial_institution, p.event_date, p.status, e.created_at as told_at
+    from webhook_events e join public_reports p on p.id = e.report_id
+    where e.company_id = ${companyId} and e.type = 'public_report.published'
+    order by e.created_at desc, e.id desc
+    limit ${page.limit} offset ${page.offset}`.execute(db);
+  return result.rows;
+}
+
+export async function countNamedReports(db: Db, companyId: string): Promise<number> {
+  const result = await sql<{ n: string }>`select count(*) as n from webhook_events
+    where company_id = ${companyId} and type = 'public_report.published'`.execute(db);
+  return Number(result.rows[0]?.n ?? 0);
+}
+
+/** Whether the member was told this public report names its bank. */
+export async function wasTold(db: Db, companyId: string, publicReportId: string): Promise<boolean> {
+  const result = await sql<{ told: boolean }>`select exists (select 1 from webhook_events
+    where report_id = ${publicReportId} and type = 'public_report.published' and company_id = ${companyId}) as told`.execute(db);
+  return result.rows[0]?.told === true;
+}

@@ -1,0 +1,86 @@
+// Public reports naming the member's bank (decision 0138): the ones it was told of, newest first,
+// and one read whole with the identifiers the sender gave, so the bank can find and stop the account.
+// Shown only to a member that has any (one linked to a bank by the operators).
+import type { paths } from '../client/src/index.js';
+import { api, byId, dayText, factPairs, fraudTypeName, identifierText, momentText, onClickOnce } from './common.js';
+import { searchButton } from './watchlist-matches.js';
+
+const PAGE = 20;
+
+type Listed =
+  paths['/api/v1/external/public-reports']['get']['responses'][200]['content']['application/json']['data']['data'][number];
+
+async function read(listed: Listed): Promise<void> {
+  const panel = byId('named-report');
+  const { data, error } = await api.GET('/api/v1/external/public-reports/{id}', { params: { path: { id: listed.id } } });
+  if (!data) {
+    byId('named-count').textContent = error?.message ?? 'Could not open the report. Try again.';
+    return;
+  }
+  const report = data.data.report;
+  byId('named-report-title').textContent = `Public report ${report.reference}`;
+  byId('named-report-facts').replaceChildren(
+    ...factPairs([
+      ['Kind of fraud', fraudTypeName(report.fraudType)],
+      ['Happened', dayText(report.eventDate)],
+      ['Published', momentText(report.publishedAt)],
+      ['Bank or service named', report.financialInstitution],
+    ]),
+  );
+  byId('named-report-identifiers').replaceChildren(
+    ...report.identifiers.map(({ label, value }) => {
+      const li = document.createElement('li');
+      if (value === null) {
+        li.textContent = `${identifierText(label, '…')} (could not be opened; the operators are told)`;
+        return li;
+      }
+      li.append(identifierText(label, value), ' ', searchButton(label, value));
+      return li;
+    }),
+  );
+  byId('named-report-story').textContent = report.fraudReason;
+  panel.hidden = false;
+  const title = byId('named-report-title');
+  title.tabIndex = -1;
+  title.focus();
+}
+
+function item(listed: Listed): HTMLLIElement {
+  const li = document.createElement('li');
+  const what = document.createElement('strong');
+  what.textContent = `${fraudTypeName(listed.fraudType)} · reference ${listed.reference}`;
+  const when = Object.assign(document.createElement('span'), {
+    className: 'match-what',
+    textContent:
+      listed.status === 'taken_down'
+        ? `Taken down by the operators since · sent to you ${momentText(listed.toldAt)}`
+        : `Happened ${dayText(listed.eventDate)} · names ${listed.financialInstitution} · sent to you ${momentText(listed.toldAt)}`,
+  });
+  li.append(what, ' ', when);
+  if (listed.status === 'published') {
+    const open = Object.assign(document.createElement('button'), {
+      type: 'button',
+      className: 'secondary cell-control match-search',
+      textContent: 'Read',
+    });
+    open.setAttribute('aria-label', `Read public report ${listed.reference}`);
+    onClickOnce(open, () => read(listed));
+    li.append(' ', open);
+  }
+  return li;
+}
+
+export async function loadNamedReports(): Promise<void> {
+  const { data } = await api.GET('/api/v1/external/public-reports', { params: { query: { page: 1, limit: PAGE } } });
+  const section = byId('named-reports');
+  // A member linked to no bank is told of none: the section stays out of its way.
+  if (!data || data.data.meta.total === 0) {
+    section.hidden = true;
+    return;
+  }
+  const { data: reports, meta } = data.data;
+  section.hidden = false;
+  byId('named-count').textContent =
+    `${meta.total.toLocaleString('en-GB')} public report${meta.total === 1 ? '' : 's'}${meta.total > PAGE ? ` · the newest ${PAGE} below` : ''}`;
+  byId('named-list').replaceChildren(...reports.map(item));
+}
