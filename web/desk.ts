@@ -528,7 +528,10 @@ document.addEventListener('desk:search', (event) => {
   open('search');
   searchLabel.value = label;
   showSearchBank();
-  byId<HTMLInputElement>('search-value').value = value;
+  // An account as the form takes it: the number, and its bank chosen in the list.
+  const account = label === 'account' ? /^(\d{10})_(.+)$/.exec(value) : null;
+  searchBank.value = account?.[2] ?? '';
+  byId<HTMLInputElement>('search-value').value = account?.[1] ?? value;
   byId<HTMLFormElement>('search-form').requestSubmit();
 });
 

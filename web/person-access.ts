@@ -68,15 +68,22 @@ export function hideLink(place: Pick<AccessPlace, 'linkBox' | 'linkField'>): voi
 /**
  * What an action on a person did, brought into sight: the answer sits above the list, out of sight
  * from a button far down a long one (on a phone the list is screens long). A link to hand over takes
- * the keyboard's focus, selected, as copying it is what comes next; otherwise the message is scrolled
- * to, and the keyboard stays where it was.
+ * the keyboard's focus, selected, as copying it is what comes next. A refusal takes it first, to be
+ * read before anything else is pressed (the keyboard left far below it was out of sight on a phone).
+ * Otherwise the message is scrolled to, and the keyboard stays where it was.
  */
-export function reveal(place: Pick<AccessPlace, 'message' | 'linkBox' | 'linkField'>): void {
-  if (!place.linkBox.hidden) {
+export function reveal(place: Pick<AccessPlace, 'message' | 'linkBox' | 'linkField'>, refused = false): void {
+  if (refused) {
+    place.message.tabIndex = -1;
+    place.message.focus();
+  } else if (!place.linkBox.hidden) {
     place.linkField.focus();
     place.linkField.select();
   } else place.message.scrollIntoView({ block: 'nearest' });
 }
+
+/** A refusal said with whom it was about: the message sits far from that person's row. */
+const refusedFor = (who: string, why: string | undefined, fallback: string) => `Not done for ${who}. ${why ?? fallback}`;
 
 export function accessButtons(user: PersonRow, place: AccessPlace): HTMLButtonElement[] {
   const { message } = place;
@@ -89,8 +96,8 @@ export function accessButtons(user: PersonRow, place: AccessPlace): HTMLButtonEl
       hideLink(place);
       const { data, error } = await api.POST(LINK[place.side], { params: { path: { userId: user.id } } });
       if (!data) {
-        tell(message, error?.message ?? 'The link could not be made. Try again.', 'error');
-        reveal(place);
+        tell(message, refusedFor(who, error?.message, 'The link could not be made. Try again.'), 'error');
+        reveal(place, true);
         return;
       }
       const what = invited ? 'A new invitation' : 'A link to choose a new password';
@@ -116,11 +123,19 @@ export function accessButtons(user: PersonRow, place: AccessPlace): HTMLButtonEl
         confirmLabel: 'Reset second factor',
       });
       if (!sure) return;
-      hideLink(place);
       const { error } = await api.POST(RESET[place.side], { params: { path: { userId: user.id } } });
+      if (error) {
+        // Refused, nothing changed: a link shown a moment ago for them still works and stays.
+        tell(message, refusedFor(who, error.message, 'The second factor could not be reset. Try again.'), 'error');
+        reveal(place, true);
+        return;
+      }
+      hideLink(place);
       await place.reload();
-      if (error) tell(message, error.message, 'error');
-      else tell(message, `${who}'s second factor was reset. They set up a new one at their next sign-in.`);
+      tell(
+        message,
+        `${who}'s second factor was reset. They set up a new one at their next sign-in. If they also need a password link, it goes by e-mail, or another administrator makes it.`,
+      );
       // Not the button now in its place (Remove, Suspend): this person's row, at its harmless first action.
       document
         .querySelector<HTMLElement>(`button[aria-label="${CSS.escape(linkLabel(user, false))}"]`)

@@ -58,7 +58,8 @@ export async function loadWatchlist(): Promise<void> {
       const { error } = await api.DELETE('/api/v1/external/watchlist/{id}', { params: { path: { id: entry.id } } });
       // Said beside the list it changed, not in the form below it (out of sight on a phone).
       tell(byId('watch-list-message'), error ? error.message : `${value} is no longer watched.`, error ? 'error' : 'ok');
-      await loadWatchlist();
+      // Its updates above lose the value and the reference that left with it.
+      await Promise.all([loadWatchlist(), loadMatches()]);
     });
     li.append(text, ' ', remove);
     list.append(li);

@@ -281,6 +281,10 @@ describe.skipIf(!hasChromium)('passwords and second factors, in the desk at 360 
       await desk.getByRole('dialog').getByRole('button', { name: 'Reset second factor' }).click();
       await expect.poll(() => desk.textContent('#team-message')).toContain('another administrator');
       expect(await desk.getAttribute('#team-message', 'data-tone')).toBe('error');
+      expect(await desk.textContent('#team-message')).toMatch(/^Not done for Ada Obi\. You were handed/);
+      // Read first (far above the card on a phone), and the link handed over a moment ago is still there.
+      expect(await desk.evaluate(() => document.activeElement?.id)).toBe('team-message');
+      expect(await desk.inputValue('#person-link')).toMatch(/\/password-reset\?token=/);
       expect(await enrolled(forgot.userId)).toBe(true);
 
       await resetButton(lostPhone.email).click();
@@ -300,7 +304,8 @@ describe.skipIf(!hasChromium)('passwords and second factors, in the desk at 360 
       expect(await desk.isVisible(`button[aria-label="Reset the second factor of ${lostPhone.email}"]`)).toBe(false);
       // Nor can the admin who took it away be handed their password link: the message says who can.
       await linkButton(lostPhone.email).click();
-      await expect.poll(() => desk.textContent('#team-message')).toContain('another administrator');
+      await expect.poll(() => desk.textContent('#team-message')).toContain('Not done for');
+      expect(await desk.textContent('#team-message')).toContain('another administrator');
       expect(await desk.getAttribute('#team-message', 'data-tone')).toBe('error');
       expect(await desk.isVisible('#person-link-result')).toBe(false);
     } finally {

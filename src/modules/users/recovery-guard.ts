@@ -22,7 +22,7 @@ export function passwordSetThroughThem(user: UserRow, adminId: string): boolean 
 export const linkAfterOwnReset = () =>
   new AppError(
     'INVALID_STATE',
-    "You took this person's second factor away and they have not set up a new one, so their password link cannot be handed to you: another administrator (or the operators) makes it.",
+    "You took this person's second factor away and they have not set up a new one yet. So that no one person can take over an account, another administrator (or the operators) makes their password link.",
   );
 
 export const linkNotMailedAfterOwnReset = () =>
@@ -35,5 +35,5 @@ export const linkNotMailedAfterOwnReset = () =>
 export const resetAfterOwnLink = () =>
   new AppError(
     'INVALID_STATE',
-    'A password link for this person was handed to you, and it still works or set the password they use now, so you cannot also take their second factor away: another administrator (or the operators) does it.',
+    'You were handed a password link for this person that still works, or that set the password they use now. So that no one person can take over an account, another administrator (or the operators) resets their second factor.',
   );
