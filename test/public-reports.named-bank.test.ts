@@ -76,6 +76,17 @@ describe('a public report naming a bank, as that bank reads it', () => {
     expect(foreign.json().message).toBe(random.json().message);
     expect((await get(other.apiKey, NAMED)).json().data.data).toEqual([]);
 
+    // The operators move the member's link to another bank: what it was told as the first is no longer its to read.
+    const moved = banks.at(-4) as { slug: string };
+    expect((await asOperator('PUT', `/api/v1/admin/companies/${bank.companyId}/bank`, { bankSlug: moved.slug })).statusCode).toBe(
+      200,
+    );
+    expect((await get(bank.apiKey, NAMED)).json().data.data).toEqual([]);
+    expect((await get(bank.apiKey, `${NAMED}/${id}`)).statusCode).toBe(404);
+    expect((await asOperator('PUT', `/api/v1/admin/companies/${bank.companyId}/bank`, { bankSlug: named.slug })).statusCode).toBe(
+      200,
+    );
+
     // Taken down by the operators: still listed, as such, and no longer readable.
     const down = await asOperator('POST', `${ADMIN}/${id}/reject`, { reason: 'Operator note: the sender withdrew the story' });
     expect(down.statusCode, down.body).toBe(200);

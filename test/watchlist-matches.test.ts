@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localPhone } from './helpers/identifiers.js';
 import { createCompany, createOperator, key } from './helpers/principals.js';
@@ -76,6 +77,18 @@ describe('a member sees what happened to its watched customers, without a webhoo
     const paged = await matches(bank.apiKey, '?page=2&limit=2');
     expect(paged.meta).toEqual({ total: 3, page: 2, limit: 2 });
     expect(paged.data.map((m) => m.type)).toEqual(['watchlist.match']);
+
+    // Each page read is in the trail, with how many it listed.
+    const trail = await t.app.inject({ url: '/api/v1/external/audit?action=watchlist_matches_read', headers: key(bank.apiKey) });
+    expect(trail.json().data.data.map((row: { resultCount: number }) => row.resultCount)).toEqual([1, 3, 1, 0]);
+
+    // A value that does not open (its token moved to another entry) is null on its row; the page still answers.
+    const [, second] = added.json().data.results as Array<{ id: string }>;
+    await sql`update watchlist_entries set value_token = (select value_token from watchlist_entries where id = ${entry?.id})
+      where id = ${second?.id}`.execute(t.database.db);
+    const unreadable = await matches(bank.apiKey);
+    expect(unreadable.data[0]?.watchlistEntry).toEqual({ id: second?.id, label: 'phone', value: null, ref: null });
+    expect(unreadable.data[1]?.watchlistEntry.value).toBe(`+234${phone.slice(1)}`);
 
     // Stopped watching: the events stay, without the value and reference that left with the entry.
     await t.app.inject({ method: 'DELETE', url: `${WATCHLIST}/${entry?.id}`, headers: key(bank.apiKey) });

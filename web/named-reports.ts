@@ -2,7 +2,7 @@
 // and one read whole with the identifiers the sender gave, so the bank can find and stop the account.
 // Shown only to a member that has any (one linked to a bank by the operators).
 import type { paths } from '../client/src/index.js';
-import { api, byId, dayText, factPairs, fraudTypeName, identifierText, momentText, onClickOnce } from './common.js';
+import { api, byId, dayText, factPairs, fraudTypeName, identifierText, momentText, onClickOnce, tell } from './common.js';
 import { searchButton } from './watchlist-matches.js';
 
 const PAGE = 20;
@@ -12,11 +12,21 @@ type Listed =
 
 async function read(listed: Listed): Promise<void> {
   const panel = byId('named-report');
+  // Whatever was open before goes first: a failed read must not leave another report's details in sight.
+  panel.hidden = true;
   const { data, error } = await api.GET('/api/v1/external/public-reports/{id}', { params: { path: { id: listed.id } } });
   if (!data) {
-    byId('named-count').textContent = error?.message ?? 'Could not open the report. Try again.';
+    tell(
+      byId('named-message'),
+      error?.data.code === 'NOT_FOUND'
+        ? 'This report can no longer be read: it may have been taken down. The list is brought up to date.'
+        : (error?.message ?? 'Could not open the report. Try again.'),
+      'error',
+    );
+    await loadNamedReports();
     return;
   }
+  byId('named-message').textContent = '';
   const report = data.data.report;
   byId('named-report-title').textContent = `Public report ${report.reference}`;
   byId('named-report-facts').replaceChildren(
@@ -73,6 +83,7 @@ function item(listed: Listed): HTMLLIElement {
 export async function loadNamedReports(): Promise<void> {
   const { data } = await api.GET('/api/v1/external/public-reports', { params: { query: { page: 1, limit: PAGE } } });
   const section = byId('named-reports');
+  byId('named-report').hidden = true;
   // A member linked to no bank is told of none: the section stays out of its way.
   if (!data || data.data.meta.total === 0) {
     section.hidden = true;

@@ -141,6 +141,7 @@ const ACTIONS: Record<string, string> = {
   decode: 'Values revealed',
   public_decode: 'Public report read',
   public_read: 'Public report naming your bank read',
+  watchlist_matches_read: 'Watchlist matches read',
   create: 'Report filed',
   edit: 'Draft edited',
   publish: 'Report published',

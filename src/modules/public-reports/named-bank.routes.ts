@@ -39,7 +39,7 @@ export const namedBankRoutes: RoutesPlugin<{ namedBank: NamedBankService }> = as
         tags,
         summary: 'Read a public report naming your bank: what happened and the identifiers given',
         description:
-          'The identifiers the sender gave of whoever cheated them, in clear, so the bank can find the account or customer; the story masked, as search shows it. Never the victim’s or the sender’s own details, nor the evidence. Only while it is published, and only for a member it was sent to; anything else is the 404 of a random id. Each read is in your audit trail (`public_read`).',
+          'The identifiers the sender gave of whoever cheated them, in clear, so the bank can find the account or customer; the story as search shows it (long numbers and e-mail addresses masked). Never the victim’s or the sender’s own details, nor the evidence. Only while it is published, and only for a member it was sent to that is still linked to that bank; anything else is the 404 of a random id. Each read is in your audit trail (`public_read`).',
         params: NamedReportParams,
         response: { 200: NamedReportResponse, ...errorResponses(404) },
       },

@@ -37,7 +37,9 @@ export const NamedReportResponse = Envelope(
       id: Type.String({ format: 'uuid' }),
       reference: Reference,
       fraudType: Type.String(),
-      fraudReason: Type.String({ description: 'What happened, in the sender’s words, its numbers masked as search shows it' }),
+      fraudReason: Type.String({
+        description: 'What happened, in the sender’s words, as search shows it (long numbers and e-mail addresses masked)',
+      }),
       financialInstitution: Type.String(),
       eventDate: DateTime(),
       publishedAt: DateTime(),

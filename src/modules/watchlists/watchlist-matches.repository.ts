@@ -35,7 +35,7 @@ export async function listMatches(db: Db, companyId: string, page: { limit: numb
       w.id as entry_id, w.company_id as entry_company_id, w.label as entry_label, w.value_token, w.ref, w.ref_token
     from webhook_events e
     left join watchlist_entries w on w.id = e.watchlist_entry_id
-    where e.company_id = ${companyId} and e.watchlist_entry_id is not null
+    where e.company_id = ${companyId} and e.watchlist_entry_id is not null and e.type in (${sql.join([...MATCH_EVENT_TYPES])})
     order by e.created_at desc, e.id desc
     limit ${page.limit} offset ${page.offset}`.execute(db);
   return result.rows;
@@ -43,6 +43,9 @@ export async function listMatches(db: Db, companyId: string, page: { limit: numb
 
 export async function countMatches(db: Db, companyId: string): Promise<number> {
   const result = await sql<{ n: string }>`
-    select count(*) as n from webhook_events where company_id = ${companyId} and watchlist_entry_id is not null`.execute(db);
+    select count(*) as n from webhook_events
+    where company_id = ${companyId} and watchlist_entry_id is not null and type in (${sql.join([...MATCH_EVENT_TYPES])})`.execute(
+    db,
+  );
   return Number(result.rows[0]?.n ?? 0);
 }

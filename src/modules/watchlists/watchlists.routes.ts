@@ -1,4 +1,4 @@
-import { companyOf } from '../../http/auth.js';
+import { companyActorOf, companyOf } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { errorResponses } from '../../http/openapi.js';
 import type { RoutesPlugin } from '../../http/types.js';
@@ -77,14 +77,15 @@ export const watchlistRoutes: RoutesPlugin<{ watchlists: WatchlistsService }> = 
         tags,
         summary: "What happened to your watched customers, newest first (the same events as your webhooks')",
         description:
-          'Each report of another member, or public report, that named a watched identifier as it became visible (`watchlist.match`), and each such report that later left the list or came back (`submission.exited`, `submission.relisted`), with the identifier in clear and your reference. Kept whether or not you have a webhook endpoint. An identifier you stopped watching keeps its events, with `value` and `ref` null.',
+          'Each report of another member, or public report, that named a watched identifier as it became visible (`watchlist.match`), and each such report that later left the list or came back (`submission.exited`, `submission.relisted`), with the identifier in clear and your reference. Kept whether or not you have a webhook endpoint. An identifier you stopped watching keeps its events, with `value` and `ref` null (as does one whose value cannot be opened: the operators are told). Each page read is in your audit trail (`watchlist_matches_read`, with how many it listed).',
         querystring: MatchesQuery,
         response: { 200: MatchesPage },
       },
     },
     async (request) => {
       const { page = 1, limit = 20 } = request.query;
-      return ok(await watchlists.matches(companyOf(request).companyId, { page, limit }), 'Watchlist matches fetched');
+      const { companyId, keyId, userId, requestId } = companyActorOf(request);
+      return ok(await watchlists.matches({ companyId, keyId, userId, requestId }, { page, limit }), 'Watchlist matches fetched');
     },
   );
 

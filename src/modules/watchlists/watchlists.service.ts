@@ -1,8 +1,10 @@
 import type { Kysely } from 'kysely';
+import { SealedValueError } from '../../crypto/errors.js';
 import type { Database } from '../../db/schema.js';
 import { AppError, type FieldError } from '../../http/errors.js';
 import { IDENTIFIER_LABELS, isIdentifierLabel } from '../../identifiers/normalize.js';
 import type { SealedIdentifier, SealedIdentifiers } from '../../identifiers/sealed-identifiers.js';
+import { recordAudit } from '../audit/audit.repository.js';
 import { isUuid } from '../ids.js';
 import type { ReasonSealer } from '../reports/sealed-reason.js';
 import { countMatches, listMatches, type MatchEventType } from './watchlist-matches.repository.js';
@@ -28,6 +30,14 @@ export interface WatchlistEntryView {
   createdAt: string;
 }
 
+/** Who reads the matches, for the audit trail. */
+export interface MatchesReader {
+  companyId: string;
+  keyId: string | null;
+  userId: string | null;
+  requestId: string;
+}
+
 /** An event about one of the company's entries, as the desk lists it (the webhook's `data`, with the value). */
 export interface WatchlistMatchView {
   id: string;
@@ -51,8 +61,29 @@ export function createWatchlistsService(deps: {
   db: Kysely<Database>;
   identifiers: SealedIdentifiers;
   sealer: Pick<ReasonSealer, 'seal' | 'open'>;
+  /** A value that does not open is served as null in the matches (one bad row never fails the page) and told here. */
+  onUnreadable?: (error: SealedValueError) => void;
 }) {
   const { db, identifiers, sealer } = deps;
+
+  /** A watched entry's value and reference, opened; null both when a token does not open. */
+  function openEntry(
+    companyId: string,
+    entryId: string,
+    label: string,
+    row: { value_token: string | null; ref: string | null; ref_token: string | null },
+  ): { value: string | null; ref: string | null } {
+    try {
+      return {
+        value: identifiers.open(row.value_token as string, { companyId, recordId: companyId, label, rowId: entryId }),
+        ref: openWatchlistRef(sealer, { id: entryId, company_id: companyId, ref: row.ref, ref_token: row.ref_token }),
+      };
+    } catch (error) {
+      if (!(error instanceof SealedValueError)) throw error;
+      deps.onUnreadable?.(error);
+      return { value: null, ref: null };
+    }
+  }
 
   /**
    * Normalises and seals one item, or says why it cannot be watched. The value is sealed to the
@@ -136,41 +167,26 @@ export function createWatchlistsService(deps: {
      * (`watchlist.match`), and each such report that left the list or came back. The same events
      * its webhooks carry, so a member without a receiver still learns of them in the desk.
      */
-    async matches(companyId: string, query: { page: number; limit: number }) {
+    async matches(reader: MatchesReader, query: { page: number; limit: number }) {
+      const { companyId } = reader;
       const [rows, total] = await Promise.all([
         listMatches(db, companyId, { limit: query.limit, offset: (query.page - 1) * query.limit }),
         countMatches(db, companyId),
       ]);
       const data: WatchlistMatchView[] = rows.map((row) => {
-        const watched = row.entry_id !== null && row.entry_company_id === companyId && row.value_token !== null;
-        const label = row.entry_label ?? row.payload.watchlistEntry.label;
+        const entry = row.entry_id !== null && row.entry_company_id === companyId && row.value_token !== null ? row : null;
+        const label = entry?.entry_label ?? row.payload.watchlistEntry.label;
+        const opened = entry ? openEntry(companyId, entry.entry_id as string, label, entry) : { value: null, ref: null };
         return {
           id: row.id,
           type: row.type,
           createdAt: row.created_at.toISOString(),
-          watchlistEntry: {
-            id: row.payload.watchlistEntry.id,
-            label,
-            value: watched
-              ? identifiers.open(row.value_token as string, {
-                  companyId,
-                  recordId: companyId,
-                  label,
-                  rowId: row.entry_id as string,
-                })
-              : null,
-            ref: watched
-              ? openWatchlistRef(sealer, {
-                  id: row.entry_id as string,
-                  company_id: companyId,
-                  ref: row.ref,
-                  ref_token: row.ref_token,
-                })
-              : null,
-          },
+          watchlistEntry: { id: row.payload.watchlistEntry.id, label, ...opened },
           report: row.payload.report,
         };
       });
+      // The clear values of customers named in reports, read: in the trail like a search.
+      await recordAudit(db, { ...reader, action: 'watchlist_matches_read', resultCount: data.length });
       return { data, meta: { total, page: query.page, limit: query.limit } };
     },
 

@@ -24,7 +24,12 @@ export async function registerWebhooks(
 ): Promise<DeliveryWorker> {
   const { db, crypto, clock, allowPrivate } = deps;
   const identifiers = createSealedIdentifiers({ crypto, banks: shippedBankDirectory() });
-  const watchlists = createWatchlistsService({ db, identifiers, sealer: crypto.keyring });
+  const watchlists = createWatchlistsService({
+    db,
+    identifiers,
+    sealer: crypto.keyring,
+    onUnreadable: (err) => app.log.error({ err }, 'a sealed watchlist value did not open; served as null'),
+  });
   await app.register(watchlistRoutes, { watchlists });
   await app.register(watchlistImportRoutes, { imports: createWatchlistImports({ db, watchlists }) });
   await app.register(webhookRoutes, { webhooks: createWebhooksService({ db, crypto, clock, allowPrivate }) });
