@@ -1,5 +1,5 @@
 // The person's own account: who they are, their password, their recovery codes, their second factor.
-import { api, byId, clearFieldErrors, factPairs, onClickOnce, onSubmitOnce, showFieldErrors, tell } from './common.js';
+import { api, byId, clearFieldErrors, emailText, factPairs, onClickOnce, onSubmitOnce, showFieldErrors, tell } from './common.js';
 
 const ROLE_NAMES: Record<string, string> = {
   admin: 'Administrator',
@@ -22,7 +22,7 @@ export async function loadAccount(): Promise<void> {
   facts.replaceChildren(
     ...factPairs([
       ['Name', user.name ?? '—'],
-      ['E-mail', user.email],
+      ['E-mail', emailText(user.email)],
       ['Member', member.name],
       ['Role', ROLE_NAMES[user.role] ?? user.role],
       ['Second factor', user.totpEnrolled ? 'On: a code from your authenticator app' : 'Off: your password alone'],

@@ -85,15 +85,26 @@ export function tell(target: HTMLElement, text: string, tone: 'ok' | 'error' = '
  * The pairs of a `<dl class="facts">`, each term and value in its own `<div>` (valid in a `dl`), so
  * the grid places pairs, and a term never ends a row with its value on the next.
  */
-export function factPairs(facts: [string, string][]): HTMLElement[] {
+export function factPairs(facts: [string, string | Node][]): HTMLElement[] {
   return facts.map(([term, value]) => {
     const pair = document.createElement('div');
-    pair.append(
-      Object.assign(document.createElement('dt'), { textContent: term }),
-      Object.assign(document.createElement('dd'), { textContent: value }),
-    );
+    const dd = document.createElement('dd');
+    dd.append(value);
+    pair.append(Object.assign(document.createElement('dt'), { textContent: term }), dd);
     return pair;
   });
+}
+
+/**
+ * An e-mail address that may break after its @ (a <wbr>, which copying leaves out) rather than
+ * mid-word when its column is narrow ("ngozi@acme." over "ng").
+ */
+export function emailText(email: string): DocumentFragment {
+  const at = email.lastIndexOf('@');
+  const fragment = document.createDocumentFragment();
+  if (at < 0) fragment.append(email);
+  else fragment.append(email.slice(0, at + 1), document.createElement('wbr'), email.slice(at + 1));
+  return fragment;
 }
 
 /** A small button in a table row, named for screen readers by what it acts on. */
