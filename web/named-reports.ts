@@ -2,10 +2,22 @@
 // and one read whole with the identifiers the sender gave, so the bank can find and stop the account.
 // Shown only to a member that has any (one linked to a bank by the operators).
 import type { paths } from '../client/src/index.js';
-import { api, byId, dayText, factPairs, fraudTypeName, identifierText, momentText, onClickOnce, tell } from './common.js';
+import {
+  api,
+  byId,
+  dayText,
+  factPairs,
+  fraudTypeName,
+  identifierText,
+  momentText,
+  onClickOnce,
+  pageButtons,
+  tell,
+} from './common.js';
 import { searchButton } from './watchlist-matches.js';
 
 const PAGE = 20;
+let page = 1;
 
 type Listed =
   paths['/api/v1/external/public-reports']['get']['responses'][200]['content']['application/json']['data']['data'][number];
@@ -81,7 +93,7 @@ function item(listed: Listed): HTMLLIElement {
 }
 
 export async function loadNamedReports(): Promise<void> {
-  const { data } = await api.GET('/api/v1/external/public-reports', { params: { query: { page: 1, limit: PAGE } } });
+  const { data } = await api.GET('/api/v1/external/public-reports', { params: { query: { page, limit: PAGE } } });
   const section = byId('named-reports');
   byId('named-report').hidden = true;
   // A member linked to no bank is told of none: the section stays out of its way.
@@ -90,8 +102,27 @@ export async function loadNamedReports(): Promise<void> {
     return;
   }
   const { data: reports, meta } = data.data;
+  const pages = Math.max(1, Math.ceil(meta.total / PAGE));
   section.hidden = false;
   byId('named-count').textContent =
-    `${meta.total.toLocaleString('en-GB')} public report${meta.total === 1 ? '' : 's'}${meta.total > PAGE ? ` · the newest ${PAGE} below` : ''}`;
+    `${meta.total.toLocaleString('en-GB')} public report${meta.total === 1 ? '' : 's'}${pages > 1 ? ` · page ${meta.page} of ${pages}` : ''}`;
   byId('named-list').replaceChildren(...reports.map(item));
+  byId('named-pages').hidden = pages <= 1;
+  byId<HTMLButtonElement>('named-previous').disabled = page <= 1;
+  byId<HTMLButtonElement>('named-next').disabled = page >= pages;
+}
+
+export function initNamedReports(): void {
+  pageButtons(byId('named-previous'), byId('named-next'), byId('named-count'), {
+    page: () => page,
+    turn: (next) => {
+      page = next;
+      return loadNamedReports();
+    },
+  });
+}
+
+/** A page opened from the menu starts at the newest. */
+export function resetNamedReports(): void {
+  page = 1;
 }

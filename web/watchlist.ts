@@ -15,7 +15,7 @@ import {
   tell,
 } from './common.js';
 import { confirmAction } from './confirm.js';
-import { loadNamedReports } from './named-reports.js';
+import { initNamedReports, loadNamedReports, resetNamedReports } from './named-reports.js';
 import { initMatches, loadMatches, resetMatches } from './watchlist-matches.js';
 
 const PAGE = 20;
@@ -23,6 +23,7 @@ const PAGE = 20;
 /** The page from the menu: what happened to the watched customers, public reports naming the bank, then the list. */
 export async function openWatchlist(): Promise<void> {
   resetMatches();
+  resetNamedReports();
   await Promise.all([loadMatches(), loadNamedReports(), loadWatchlist()]);
 }
 
@@ -129,6 +130,8 @@ async function addOne(event: Event): Promise<void> {
   byId<HTMLInputElement>('watch-value').value = '';
   byId<HTMLInputElement>('watch-ref').value = '';
   await loadWatchlist();
+  // Under the form, below the fold of a wide screen once the list above has grown.
+  byId('watch-message').scrollIntoView({ block: 'nearest' });
 }
 
 /** Lines of the file after its header: what the progress bar counts to. */
@@ -256,4 +259,5 @@ export function initWatchlist(): void {
   onSubmitOnce(byId<HTMLFormElement>('watch-form'), addOne);
   onSubmitOnce(byId<HTMLFormElement>('import-form'), importFile);
   initMatches();
+  initNamedReports();
 }
