@@ -371,3 +371,37 @@ export function pageButtons(
   previous.addEventListener('click', () => void turnTo(Math.max(1, state.page() - 1)));
   next.addEventListener('click', () => void turnTo(state.page() + 1));
 }
+
+/**
+ * A list paged newest first, with "Newer" and "Older" under it (ids `<name>-previous`, `<name>-next`,
+ * in a `<name>-pages` box hidden while there is one page) and a count line `<name>-count` the reader
+ * goes on from. `load` draws the page `page()` names and then calls `shown` with how many there are.
+ */
+export function newerOlder(name: string, load: () => Promise<void>) {
+  let page = 1;
+  const previous = byId<HTMLButtonElement>(`${name}-previous`);
+  const next = byId<HTMLButtonElement>(`${name}-next`);
+  pageButtons(previous, next, byId(`${name}-count`), {
+    page: () => page,
+    turn: (to) => {
+      page = to;
+      return load();
+    },
+  });
+  return {
+    page: () => page,
+    /** A page opened from the menu starts at the newest. */
+    reset: () => {
+      page = 1;
+    },
+    /** ' · page 2 of 3' for the count line, or '' when there is one page; the buttons set to match. */
+    shown(total: number, perPage: number): string {
+      const pages = Math.max(1, Math.ceil(total / perPage));
+      byId(`${name}-pages`).hidden = pages <= 1;
+      previous.disabled = page <= 1;
+      next.disabled = page >= pages;
+      return pages > 1 ? ` · page ${page} of ${pages}` : '';
+    },
+  };
+}
+export type NewerOlder = ReturnType<typeof newerOlder>;

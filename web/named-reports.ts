@@ -10,14 +10,15 @@ import {
   fraudTypeName,
   identifierText,
   momentText,
+  type NewerOlder,
+  newerOlder,
   onClickOnce,
-  pageButtons,
   tell,
 } from './common.js';
 import { searchButton } from './watchlist-matches.js';
 
 const PAGE = 20;
-let page = 1;
+let pager: NewerOlder | undefined;
 
 type Listed =
   paths['/api/v1/external/public-reports']['get']['responses'][200]['content']['application/json']['data']['data'][number];
@@ -93,7 +94,9 @@ function item(listed: Listed): HTMLLIElement {
 }
 
 export async function loadNamedReports(): Promise<void> {
-  const { data } = await api.GET('/api/v1/external/public-reports', { params: { query: { page, limit: PAGE } } });
+  const { data } = await api.GET('/api/v1/external/public-reports', {
+    params: { query: { page: pager?.page() ?? 1, limit: PAGE } },
+  });
   const section = byId('named-reports');
   byId('named-report').hidden = true;
   // A member linked to no bank is told of none: the section stays out of its way.
@@ -102,27 +105,14 @@ export async function loadNamedReports(): Promise<void> {
     return;
   }
   const { data: reports, meta } = data.data;
-  const pages = Math.max(1, Math.ceil(meta.total / PAGE));
   section.hidden = false;
-  byId('named-count').textContent =
-    `${meta.total.toLocaleString('en-GB')} public report${meta.total === 1 ? '' : 's'}${pages > 1 ? ` · page ${meta.page} of ${pages}` : ''}`;
+  const where = pager?.shown(meta.total, PAGE) ?? '';
+  byId('named-count').textContent = `${meta.total.toLocaleString('en-GB')} public report${meta.total === 1 ? '' : 's'}${where}`;
   byId('named-list').replaceChildren(...reports.map(item));
-  byId('named-pages').hidden = pages <= 1;
-  byId<HTMLButtonElement>('named-previous').disabled = page <= 1;
-  byId<HTMLButtonElement>('named-next').disabled = page >= pages;
 }
 
 export function initNamedReports(): void {
-  pageButtons(byId('named-previous'), byId('named-next'), byId('named-count'), {
-    page: () => page,
-    turn: (next) => {
-      page = next;
-      return loadNamedReports();
-    },
-  });
+  pager = newerOlder('named', loadNamedReports);
 }
 
-/** A page opened from the menu starts at the newest. */
-export function resetNamedReports(): void {
-  page = 1;
-}
+export const resetNamedReports = (): void => pager?.reset();

@@ -2,10 +2,10 @@
 // each such report that left the list or came back. The same events its webhooks carry, so a member
 // without a webhook receiver learns of them here (GET /api/v1/external/watchlist/matches).
 import type { paths } from '../client/src/index.js';
-import { api, byId, fraudTypeName, identifierText, labelName, momentText, pageButtons } from './common.js';
+import { api, byId, fraudTypeName, identifierText, labelName, momentText, type NewerOlder, newerOlder } from './common.js';
 
 const PAGE = 20;
-let page = 1;
+let pager: NewerOlder | undefined;
 
 type Match =
   paths['/api/v1/external/watchlist/matches']['get']['responses'][200]['content']['application/json']['data']['data'][number];
@@ -57,35 +57,23 @@ function matchItem(match: Match): HTMLLIElement {
 export async function loadMatches(): Promise<void> {
   const count = byId('matches-count');
   const { data, error } = await api.GET('/api/v1/external/watchlist/matches', {
-    params: { query: { page, limit: PAGE } },
+    params: { query: { page: pager?.page() ?? 1, limit: PAGE } },
   });
   if (!data) {
     count.textContent = error?.message ?? 'Could not load what happened to your watched customers. Try again.';
     return;
   }
   const { data: matches, meta } = data.data;
-  const pages = Math.max(1, Math.ceil(meta.total / PAGE));
+  const where = pager?.shown(meta.total, PAGE) ?? '';
   count.textContent =
     meta.total === 0
       ? 'No report has named your watched customers yet.'
-      : `${meta.total.toLocaleString('en-GB')} update${meta.total === 1 ? '' : 's'}${pages > 1 ? ` · page ${meta.page} of ${pages}` : ''}`;
+      : `${meta.total.toLocaleString('en-GB')} update${meta.total === 1 ? '' : 's'}${where}`;
   byId('matches-list').replaceChildren(...matches.map(matchItem));
-  byId('matches-pages').hidden = pages <= 1;
-  byId<HTMLButtonElement>('matches-previous').disabled = page <= 1;
-  byId<HTMLButtonElement>('matches-next').disabled = page >= pages;
 }
 
 export function initMatches(): void {
-  pageButtons(byId('matches-previous'), byId('matches-next'), byId('matches-count'), {
-    page: () => page,
-    turn: (next) => {
-      page = next;
-      return loadMatches();
-    },
-  });
+  pager = newerOlder('matches', loadMatches);
 }
 
-/** A page opened from the menu starts at the newest. */
-export function resetMatches(): void {
-  page = 1;
-}
+export const resetMatches = (): void => pager?.reset();

@@ -623,6 +623,17 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
     await screenshot(page, 'public-report-naming-the-bank', { of: '#named-reports' });
+    // Past 20 updates the list pages, Newer and Older, the count saying where.
+    for (let i = 0; i < 20; i++) {
+      await createReport(t, gamma.apiKey, { identifiers: [{ label: 'phone', value: '0803 765 4321' }] });
+    }
+    await page.click('button[data-view="watchlist"]');
+    await expect.poll(() => page.textContent('#matches-count')).toBe('21 updates · page 1 of 2');
+    expect(await page.isDisabled('#matches-previous')).toBe(true);
+    await page.click('#matches-next');
+    await expect.poll(() => page.textContent('#matches-count')).toBe('21 updates · page 2 of 2');
+    expect(await page.locator('#matches-list li').count()).toBe(1);
+    expect(await page.isDisabled('#matches-next')).toBe(true);
     await page.getByRole('button', { name: 'Search Phone number: +2348037654321' }).click();
     await expect.poll(() => page.isVisible('#view-search')).toBe(true);
     await expect.poll(() => page.textContent('#search-result')).toContain('Gamma Savings');
