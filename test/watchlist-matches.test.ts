@@ -49,7 +49,7 @@ describe('a member sees what happened to its watched customers, without a webhoo
     expect(first.meta).toEqual({ total: 1, page: 1, limit: 20 });
     expect(first.data[0]).toMatchObject({
       type: 'watchlist.match',
-      watchlistEntry: { id: entry?.id, label: 'phone', value: `+234${phone.slice(1)}`, ref: 'Customer 7' },
+      watchlistEntry: { id: entry?.id, label: 'phone', value: `+234${phone.slice(1)}`, ref: 'Customer 7', watching: true },
       report: { id: report.id, kind: 'report', reportingCompany: 'Reporting Microfinance Bank' },
     });
     // The reporter's own list and another member's hold none of it.
@@ -87,15 +87,21 @@ describe('a member sees what happened to its watched customers, without a webhoo
     await sql`update watchlist_entries set value_token = (select value_token from watchlist_entries where id = ${entry?.id})
       where id = ${second?.id}`.execute(t.database.db);
     const unreadable = await matches(bank.apiKey);
-    expect(unreadable.data[0]?.watchlistEntry).toEqual({ id: second?.id, label: 'phone', value: null, ref: null });
+    expect(unreadable.data[0]?.watchlistEntry).toEqual({
+      id: second?.id,
+      label: 'phone',
+      value: null,
+      ref: null,
+      watching: true,
+    });
     expect(unreadable.data[1]?.watchlistEntry.value).toBe(`+234${phone.slice(1)}`);
 
     // Stopped watching: the events stay, without the value and reference that left with the entry.
     await t.app.inject({ method: 'DELETE', url: `${WATCHLIST}/${entry?.id}`, headers: key(bank.apiKey) });
     const after = await matches(bank.apiKey);
     expect(after.data.filter((m) => m.watchlistEntry.id === entry?.id).map((m) => m.watchlistEntry)).toEqual([
-      { id: entry?.id, label: 'phone', value: null, ref: null },
-      { id: entry?.id, label: 'phone', value: null, ref: null },
+      { id: entry?.id, label: 'phone', value: null, ref: null, watching: false },
+      { id: entry?.id, label: 'phone', value: null, ref: null, watching: false },
     ]);
   });
 

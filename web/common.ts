@@ -405,3 +405,17 @@ export function newerOlder(name: string, load: () => Promise<void>) {
   };
 }
 export type NewerOlder = ReturnType<typeof newerOlder>;
+
+/** Another page of the desk runs the search (desk.ts listens): the search page, filled in and sent. */
+export function searchButton(label: string, value: string): HTMLButtonElement {
+  const button = Object.assign(document.createElement('button'), {
+    type: 'button',
+    className: 'secondary cell-control match-search',
+    textContent: 'Search',
+  });
+  button.setAttribute('aria-label', `Search ${identifierText(label, value)}`);
+  button.addEventListener('click', () => {
+    document.dispatchEvent(new CustomEvent('desk:search', { detail: { label, value } }));
+  });
+  return button;
+}

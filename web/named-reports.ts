@@ -13,9 +13,9 @@ import {
   type NewerOlder,
   newerOlder,
   onClickOnce,
+  searchButton,
   tell,
 } from './common.js';
-import { searchButton } from './watchlist-matches.js';
 
 const PAGE = 20;
 let pager: NewerOlder | undefined;
@@ -44,7 +44,7 @@ async function read(listed: Listed): Promise<void> {
   byId('named-report-title').textContent = `Public report ${report.reference}`;
   byId('named-report-facts').replaceChildren(
     ...factPairs([
-      ['Kind of fraud', fraudTypeName(report.fraudType)],
+      ['Fraud type', fraudTypeName(report.fraudType)],
       ['Happened', dayText(report.eventDate)],
       ['Published', momentText(report.publishedAt)],
       ['Bank or service named', report.financialInstitution],
@@ -76,8 +76,8 @@ function item(listed: Listed): HTMLLIElement {
     className: 'match-what',
     textContent:
       listed.status === 'taken_down'
-        ? `Taken down by the operators since · sent to you ${momentText(listed.toldAt)}`
-        : `Happened ${dayText(listed.eventDate)} · names ${listed.financialInstitution} · sent to you ${momentText(listed.toldAt)}`,
+        ? `Sent to you on ${momentText(listed.toldAt)}; the operators have since taken it down`
+        : `Happened ${dayText(listed.eventDate)} · names ${listed.financialInstitution} · sent to you on ${momentText(listed.toldAt)}`,
   });
   li.append(what, ' ', when);
   if (listed.status === 'published') {
@@ -94,13 +94,20 @@ function item(listed: Listed): HTMLLIElement {
 }
 
 export async function loadNamedReports(): Promise<void> {
-  const { data } = await api.GET('/api/v1/external/public-reports', {
+  const { data, error } = await api.GET('/api/v1/external/public-reports', {
     params: { query: { page: pager?.page() ?? 1, limit: PAGE } },
   });
   const section = byId('named-reports');
   byId('named-report').hidden = true;
+  if (!data) {
+    // Not the same as having none: said, where the list would be.
+    section.hidden = false;
+    byId('named-count').textContent = error?.message ?? 'Could not load the public reports naming your bank. Try again.';
+    byId('named-list').replaceChildren();
+    return;
+  }
   // A member linked to no bank is told of none: the section stays out of its way.
-  if (!data || data.data.meta.total === 0) {
+  if (data.data.meta.total === 0) {
     section.hidden = true;
     return;
   }

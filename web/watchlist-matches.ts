@@ -2,7 +2,17 @@
 // each such report that left the list or came back. The same events its webhooks carry, so a member
 // without a webhook receiver learns of them here (GET /api/v1/external/watchlist/matches).
 import type { paths } from '../client/src/index.js';
-import { api, byId, fraudTypeName, identifierText, labelName, momentText, type NewerOlder, newerOlder } from './common.js';
+import {
+  api,
+  byId,
+  fraudTypeName,
+  identifierText,
+  labelName,
+  momentText,
+  type NewerOlder,
+  newerOlder,
+  searchButton,
+} from './common.js';
 
 const PAGE = 20;
 let pager: NewerOlder | undefined;
@@ -10,7 +20,7 @@ let pager: NewerOlder | undefined;
 type Match =
   paths['/api/v1/external/watchlist/matches']['get']['responses'][200]['content']['application/json']['data']['data'][number];
 
-/** "A report by Acme Bank (Romance scam)" or "A public report (Romance scam)". */
+/** "a report by Acme Bank (Romance scam)" or "a public report (Romance scam), published by the operators". */
 function reportText(report: Match['report']): string {
   const kind = fraudTypeName(report.fraudType);
   return report.kind === 'public_report'
@@ -20,31 +30,21 @@ function reportText(report: Match['report']): string {
 
 function whatHappened(match: Match): string {
   const report = reportText(match.report);
-  if (match.type === 'submission.exited') return `The report that named it, ${report}, left the list`;
-  if (match.type === 'submission.relisted') return `The report that named it, ${report}, is back on the list`;
+  if (match.type === 'submission.exited') return `Left the list: ${report}`;
+  if (match.type === 'submission.relisted') return `Back on the list: ${report}`;
   return `Named in ${report}`;
 }
 
-/** Another page of the desk runs the search (desk.ts listens): the search page, filled in and sent. */
-export function searchButton(label: string, value: string): HTMLButtonElement {
-  const button = Object.assign(document.createElement('button'), {
-    type: 'button',
-    className: 'secondary cell-control match-search',
-    textContent: 'Search',
-  });
-  button.setAttribute('aria-label', `Search ${identifierText(label, value)}`);
-  button.addEventListener('click', () => {
-    document.dispatchEvent(new CustomEvent('desk:search', { detail: { label, value } }));
-  });
-  return button;
-}
-
 function matchItem(match: Match): HTMLLIElement {
-  const { label, value, ref } = match.watchlistEntry;
+  const { label, value, ref, watching } = match.watchlistEntry;
   const li = document.createElement('li');
   const who = document.createElement('strong');
   who.textContent =
-    value === null ? `${labelName(label)} you no longer watch` : `${identifierText(label, value)}${ref ? ` (${ref})` : ''}`;
+    value !== null
+      ? `${identifierText(label, value)}${ref ? ` (${ref})` : ''}`
+      : watching
+        ? `A watched ${labelName(label).toLowerCase()} (it could not be opened; the operators are told)`
+        : `${labelName(label)} you no longer watch`;
   const what = Object.assign(document.createElement('span'), {
     className: 'match-what',
     textContent: `${whatHappened(match)} · ${momentText(match.createdAt)}`,

@@ -299,9 +299,8 @@ export interface UsersTable {
   totp_confirmed_at: Date | null;
   /** The last accepted TOTP time step (replay guard). */
   totp_last_step: string | null;
-  /** Who last took this person's second factor away, and when (decision 0136). */
+  /** Who last took this person's second factor away (decision 0136). */
   second_factor_reset_by: string | null;
-  second_factor_reset_at: Date | null;
   /** The administrator handed the link that set the current password; null once the person set one themselves (decision 0136). */
   password_link_handed_to: string | null;
   created_at: Generated<Date>;

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 
 /**
  * Account recovery takes two people when the link is handed over (decision 0136). The account keeps
- * who last took its second factor away and when, and which administrator was handed the link that
+ * who last took its second factor away, and which administrator was handed the link that
  * set its current password (null once the person sets one themselves); a link keeps the
  * administrator it was answered to (null when only the person's mailbox received it).
  *
@@ -18,10 +18,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     where created_at > now() - interval '7 days' and subject_id is not null
       and action in ('user_totp_reset', 'user_password_link', 'user_password_reset')
     order by subject_id, action, created_at desc`.execute(db);
-  await sql`alter table users add column second_factor_reset_by uuid, add column second_factor_reset_at timestamptz,
-    add column password_link_handed_to uuid`.execute(db);
+  await sql`alter table users add column second_factor_reset_by uuid, add column password_link_handed_to uuid`.execute(db);
   await sql`alter table user_invitations add column handed_to uuid`.execute(db);
-  await sql`update users u set second_factor_reset_by = s.user_id, second_factor_reset_at = s.created_at
+  await sql`update users u set second_factor_reset_by = s.user_id
     from recovery_steps s
     where s.action = 'user_totp_reset' and u.id = s.subject_id and u.totp_confirmed_at is null`.execute(db);
   // Counted as handed over even when it was e-mailed (which was not recorded): stricter, never looser.
@@ -34,6 +33,5 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   await sql`alter table user_invitations drop column handed_to`.execute(db);
-  await sql`alter table users drop column second_factor_reset_by, drop column second_factor_reset_at,
-    drop column password_link_handed_to`.execute(db);
+  await sql`alter table users drop column second_factor_reset_by, drop column password_link_handed_to`.execute(db);
 }

@@ -1,8 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * A company's events newest first, of two kinds, each through a partial index of its own (so a
- * count is an index-only scan and a page never reads other companies' events): its watchlist
+ * A company's events newest first, of two kinds, each through a partial index of its own (a page
+ * never reads other companies' events, and the matches' count is an index-only scan): its watchlist
  * matches (`GET /api/v1/external/watchlist/matches`, decision 0137) and the public reports naming its
  * bank (`GET /api/v1/external/public-reports`, decision 0138). Built in the migration's transaction,
  * so writes to `webhook_events` wait while they are built (CONCURRENTLY cannot run in one).

@@ -10,7 +10,7 @@ import { findPublicIdentifiers, findPublicReport } from './public-reports.reposi
 import { referenceOf } from './reference.js';
 
 /** Who reads a report naming their bank: the member's key or one of its people, for the trail. */
-export interface BankReader {
+interface BankReader {
   companyId: string;
   keyId: string | null;
   userId: string | null;

@@ -162,12 +162,8 @@ export async function expireInvitations(db: Db, userId: string, upTo?: { created
   await query.execute();
 }
 
-/** Takes the second factor away (secret, replay guard, recovery codes), keeping who did it and when (decision 0136). */
-export async function clearSecondFactor(
-  db: Transaction<Database>,
-  userId: string,
-  reset: { by: string | null; at: Date },
-): Promise<void> {
+/** Takes the second factor away (secret, replay guard, recovery codes), keeping who did it (decision 0136). */
+export async function clearSecondFactor(db: Transaction<Database>, userId: string, reset: { by: string | null }): Promise<void> {
   await db.deleteFrom('user_recovery_codes').where('user_id', '=', userId).execute();
   await db
     .updateTable('users')
@@ -176,7 +172,6 @@ export async function clearSecondFactor(
       totp_confirmed_at: null,
       totp_last_step: null,
       second_factor_reset_by: reset.by,
-      second_factor_reset_at: reset.at,
       updated_at: new Date(),
     })
     .where('id', '=', userId)

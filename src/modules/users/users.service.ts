@@ -198,7 +198,9 @@ export function createUsersService(deps: {
           name,
           password_hash: passwordHash,
           status: 'active',
-          password_link_handed_to: used.link.handed_to,
+          // Not a recovery: a first password on an account with no history and no second factor yet,
+          // whoever held the invitation (decision 0136).
+          password_link_handed_to: null,
         });
       });
       return toUserView(user as repo.UserRow);
@@ -253,7 +255,7 @@ export function createUsersService(deps: {
         const handedToThem =
           actorId && (passwordSetThroughThem(row, actorId) || (await repo.openLinkHandedTo(trx, row.id, actorId, at)));
         if (handedToThem) throw resetAfterOwnLink();
-        await repo.clearSecondFactor(trx, row.id, { by: actorId ?? null, at });
+        await repo.clearSecondFactor(trx, row.id, { by: actorId ?? null });
         await deleteUserSessions(trx, row.id);
         await recordChange(trx, actor, { companyId: row.company_id, action: 'user_totp_reset', subjectId: row.id });
         return { user: (await repo.findUser(trx, row.id)) as repo.UserRow, member: await repo.memberNameOf(trx, row) };

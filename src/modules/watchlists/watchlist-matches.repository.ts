@@ -3,7 +3,11 @@ import type { Database } from '../../db/schema.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** The kinds of event about a company's watchlist entries: a report named one, or left or came back to the list. */
+/**
+ * The kinds of event about a company's watchlist entries: a report named one, or left or came back
+ * to the list. They are the only events that carry an entry (src/modules/webhooks/outbox.ts), so the
+ * queries select by the entry alone and stay within the partial index.
+ */
 export const MATCH_EVENT_TYPES = ['watchlist.match', 'submission.exited', 'submission.relisted'] as const;
 export type MatchEventType = (typeof MATCH_EVENT_TYPES)[number];
 
@@ -35,7 +39,7 @@ export async function listMatches(db: Db, companyId: string, page: { limit: numb
       w.id as entry_id, w.company_id as entry_company_id, w.label as entry_label, w.value_token, w.ref, w.ref_token
     from webhook_events e
     left join watchlist_entries w on w.id = e.watchlist_entry_id
-    where e.company_id = ${companyId} and e.watchlist_entry_id is not null and e.type in (${sql.join([...MATCH_EVENT_TYPES])})
+    where e.company_id = ${companyId} and e.watchlist_entry_id is not null
     order by e.created_at desc, e.id desc
     limit ${page.limit} offset ${page.offset}`.execute(db);
   return result.rows;
@@ -44,8 +48,6 @@ export async function listMatches(db: Db, companyId: string, page: { limit: numb
 export async function countMatches(db: Db, companyId: string): Promise<number> {
   const result = await sql<{ n: string }>`
     select count(*) as n from webhook_events
-    where company_id = ${companyId} and watchlist_entry_id is not null and type in (${sql.join([...MATCH_EVENT_TYPES])})`.execute(
-    db,
-  );
+    where company_id = ${companyId} and watchlist_entry_id is not null`.execute(db);
   return Number(result.rows[0]?.n ?? 0);
 }

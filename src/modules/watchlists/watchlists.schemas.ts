@@ -79,6 +79,10 @@ const WatchlistMatch = Type.Object({
       Type.String({ description: 'The normalised clear value; null once you stopped watching it (it left with the entry)' }),
     ),
     ref: Nullable(Type.String()),
+    watching: Type.Boolean({
+      description:
+        'Still on your watchlist; when true and `value` is null, the value could not be opened (the operators are told)',
+    }),
   }),
   report: Type.Object({
     id: Type.String({ format: 'uuid' }),

@@ -31,7 +31,7 @@ export interface WatchlistEntryView {
 }
 
 /** Who reads the matches, for the audit trail. */
-export interface MatchesReader {
+interface MatchesReader {
   companyId: string;
   keyId: string | null;
   userId: string | null;
@@ -39,16 +39,18 @@ export interface MatchesReader {
 }
 
 /** An event about one of the company's entries, as the desk lists it (the webhook's `data`, with the value). */
-export interface WatchlistMatchView {
+interface WatchlistMatchView {
   id: string;
   type: MatchEventType;
   createdAt: string;
   watchlistEntry: {
     id: string;
     label: string;
-    /** Null once the company stopped watching it (the value left with the entry). */
+    /** Null once the company stopped watching it (the value left with the entry), or when it does not open. */
     value: string | null;
     ref: string | null;
+    /** Still on the watchlist (a null value is then one that did not open). */
+    watching: boolean;
   };
   report: { id: string; kind: 'report' | 'public_report'; fraudType: string; reportingCompany: string | null };
 }
@@ -181,7 +183,7 @@ export function createWatchlistsService(deps: {
           id: row.id,
           type: row.type,
           createdAt: row.created_at.toISOString(),
-          watchlistEntry: { id: row.payload.watchlistEntry.id, label, ...opened },
+          watchlistEntry: { id: row.payload.watchlistEntry.id, label, ...opened, watching: entry !== null },
           report: row.payload.report,
         };
       });

@@ -185,12 +185,6 @@ export function createDeliveryWorker(deps: { db: Kysely<Database>; crypto: Crypt
    */
   async function recordFailed(row: Claimed, outcome: Outcome, now: Date): Promise<void> {
     const expired = now.getTime() - new Date(row.created_at).getTime() >= RETRY_WINDOW_MS;
-    if (expired && outcome.ours) {
-      deps.log.error(
-        { deliveryId: row.id, endpointId: row.endpoint_id },
-        'a webhook delivery was given up: it could not be prepared',
-      );
-    }
     const logged = expired && outcome.ours ? { ...outcome, error: NOT_PREPARED_GIVEN_UP } : outcome;
     await db.transaction().execute(async (trx) => {
       await trx.insertInto('webhook_attempts').values(attemptRow(row, logged)).execute();
