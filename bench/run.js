@@ -1,4 +1,4 @@
-// npm run bench [-- --identifiers N --connections C --duration S --warmup S --quick --reseed --profile --gc --only a,b --workers 1,2,4 --screen-rows N]
+// npm run bench [-- --identifiers N --connections C --duration S --warmup S --quick --reseed --profile --gc --only a,b --workers 1,2,4 [--worker-cpu C] --screen-rows N]
 // Seeds (or reuses) a database, starts the service as production does, drives it over HTTP and prints
 // one table; each scenario is also a share of a bare-Fastify ceiling measured in the same run.
 // Embedded engine by default; DATABASE_URL=postgres://... for a PostgreSQL server. See bench/README.md.
@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { describeGc, gcTrace, isGcLine } from '../dist/bench/gc-trace.js';
 import { checkedBanks, createSearchPicker, identifierValue, Namespace, populationShape } from '../dist/bench/population.js';
 import { IDENTIFIER_LABELS, shippedBankDirectory } from '../dist/identifiers/normalize.js';
+import { cpuQuotaUnavailable, limitWorkers } from './cpu-quota.js';
 import { measure } from './load.js';
 import { measureScreening } from './screen.js';
 import { prepareDatabase } from './seeded-database.js';
@@ -27,6 +28,7 @@ const { values: flags } = parseArgs({
     gc: { type: 'boolean', default: false },
     only: { type: 'string' },
     workers: { type: 'string' },
+    'worker-cpu': { type: 'string' },
     'screen-rows': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
@@ -61,6 +63,15 @@ const screenRows = int(flags['screen-rows'], flags.quick ? 20_000 : 1_000_000, '
 const databaseUrl = process.env.DATABASE_URL || undefined;
 if (workerCounts.length && !databaseUrl)
   throw new Error('--workers needs DATABASE_URL: the embedded database is served by one process');
+// Cores each worker may use (a cgroup quota), for a scaling table on a machine one worker fills: see cpu-quota.js.
+const workerCpu = flags['worker-cpu'] === undefined ? undefined : Number(flags['worker-cpu']);
+if (workerCpu !== undefined) {
+  if (!(workerCpu > 0 && workerCpu <= os.availableParallelism()))
+    throw new Error(`--worker-cpu must be a number of cores above 0 and at most ${os.availableParallelism()}`);
+  if (!workerCounts.length) throw new Error('--worker-cpu goes with --workers');
+  const why = cpuQuotaUnavailable();
+  if (why) throw new Error(`--worker-cpu: ${why}`);
+}
 const engine = databaseUrl ? 'server' : 'embedded';
 const cacheDir = path.join(root, '.bench-cache');
 
@@ -209,6 +220,7 @@ async function runScenarios(env) {
   });
   coldStartMs = service.coldStartMs;
   rssAtStart = service.rss();
+  let removeLimits;
   const gc = flags.gc ? gcTrace(service.stdout) : undefined;
   try {
     // Steady state, not a cold cache, is what the scenarios compare: the first one would otherwise
@@ -221,6 +233,8 @@ async function runScenarios(env) {
       duration: flags.quick ? options.warmup : options.warmup * 3,
       warmup: 0,
     });
+    // Held after the warm-up: a quarter of a core would spend the warm-up compiling, not serving.
+    if (workerCpu !== undefined) removeLimits = await limitWorkers(service.pid, Number(env.REDFLAG_WORKERS), workerCpu);
     for (const scenario of scenarios) {
       process.stderr.write(`  ${scenario.name} ...`);
       let cpuAtStart;
@@ -267,6 +281,7 @@ async function runScenarios(env) {
     }
   } finally {
     const exit = await service.stop();
+    await removeLimits?.();
     const failed = results.some(({ result }) => result.errors > 0 || result.non2xx > 0);
     if (failed || (exit.code !== 0 && exit.signal !== 'SIGTERM')) {
       console.error(`service exited with ${exit.code ?? exit.signal}; its last output:\n${service.output()}`);
@@ -307,6 +322,10 @@ try {
 
 /** Each scenario's throughput by worker count, and what each added worker added (against the first's). */
 function printScaling(scaling) {
+  if (workerCpu !== undefined)
+    console.log(
+      `\nEach worker was held to ${workerCpu} of a core by a cgroup quota (--worker-cpu); the primary, PostgreSQL and the load generator were not.`,
+    );
   console.log(
     '\nScaling (req/s by workers; in brackets what each added worker added, as a share of the first worker, ' +
       "and how busy the machine's cores were: service, PostgreSQL and load generator together, steal included; once they are " +
@@ -316,7 +335,13 @@ function printScaling(scaling) {
     const runs = scaling.map((run) => run.results.find((r) => r.id === id)?.result);
     const rates = runs.map((r) => r?.requestsPerSecond ?? 0);
     const cells = rates.map((rate, i) => {
-      const busy = `cores ${Math.round((runs[i]?.machineBusy ?? 0) * 100)}% busy`;
+      // Under --worker-cpu: how much of their quotas the workers used (the primary's little included);
+      // near 100% means each worker was held by its own quota, not waiting on the others or the database.
+      const quotaUsed =
+        workerCpu === undefined
+          ? ''
+          : `quota ${Math.round(((runs[i]?.serviceCpuMs ?? 0) * rate) / 10 / (scaling[i].workers * workerCpu))}% used, `;
+      const busy = `${quotaUsed}cores ${Math.round((runs[i]?.machineBusy ?? 0) * 100)}% busy`;
       if (i === 0) return `${scaling[i].workers}: ${Math.round(rate)} (${busy})`;
       const added = (rate - rates[i - 1]) / (scaling[i].workers - scaling[i - 1].workers) / rates[0];
       return `${scaling[i].workers}: ${Math.round(rate)} (${added.toFixed(2)}×, ${busy})`;
