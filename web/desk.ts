@@ -462,6 +462,13 @@ onClickOnce(byId('sign-out-everywhere'), () =>
 for (const button of document.querySelectorAll<HTMLButtonElement>('[data-view]')) {
   button.addEventListener('click', () => open(button.dataset.view as Page));
 }
+// On a phone the menu is a strip that scrolls sideways. Chromium scrolls a focused entry into it only
+// when the entry is wholly out of sight: one half in sight stayed cut at the edge, its focus ring
+// with it. The strip's scroll-padding keeps the ring inside too.
+byId('nav').addEventListener('focusin', (event) => {
+  const entry = event.target as HTMLElement;
+  if (entry.closest('.views')) entry.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+});
 window.addEventListener('popstate', () => {
   // Signed out, the address names no page to go to.
   if (byId('nav').hidden) return;

@@ -185,6 +185,31 @@ describe.skipIf(!hasChromium)('the desk at /, in Chromium at 360 px', () => {
     expect(await page.isVisible('#search-bank')).toBe(false);
   });
 
+  it('shows every entry of the phone menu whole, with its focus ring, when Tab reaches it', async () => {
+    const entries = page.locator('nav .views button:visible');
+    const count = await entries.count();
+    expect(count).toBeGreaterThan(5);
+    await entries.first().focus();
+    for (let i = 0; i < count; i++) {
+      if (i > 0) await page.keyboard.press('Tab');
+      // The focused entry and its 3 px ring (2 px out) inside the strip's visible box.
+      const clipped = () =>
+        page.evaluate(() => {
+          const strip = document.querySelector('nav .views') as HTMLElement;
+          const entry = document.activeElement as HTMLElement;
+          if (!strip.contains(entry)) return `focus left the menu at ${entry.textContent}`;
+          const box = strip.getBoundingClientRect();
+          const own = entry.getBoundingClientRect();
+          const ring = 5;
+          return own.left - ring < box.left - 0.5 || own.right + ring > box.right + 0.5
+            ? `${entry.textContent}: ${Math.round(own.left)}–${Math.round(own.right)} in ${Math.round(box.left)}–${Math.round(box.right)}`
+            : '';
+        });
+      await expect.poll(clipped, { timeout: 2000 }).toBe('');
+    }
+    await page.locator('nav .views button[data-view="search"]').click();
+  });
+
   it('files a report with the keyboard alone, with the server’s messages beside the fields', async () => {
     await tabTo(page, '[data-view=file]');
     await page.keyboard.press('Enter');
