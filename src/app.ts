@@ -51,6 +51,8 @@ import { registerUploads } from './modules/uploads/uploads.plugin.js';
 import { createMailer } from './modules/users/mailer.js';
 import { deleteExpiredSessions } from './modules/users/sessions.repository.js';
 import { createPeople, registerUsers } from './modules/users/users.plugin.js';
+import { watchlistAlertsRoutes } from './modules/watchlists/watchlist-alerts.routes.js';
+import { createWatchlistAlerts, WATCHLIST_ALERT_SETTLE_SECONDS } from './modules/watchlists/watchlist-alerts.service.js';
 import { webRoutes } from './modules/web/web.routes.js';
 import { registerWebhooks } from './modules/webhooks/webhooks.plugin.js';
 import type { RedisLink } from './redis/redis-link.js';
@@ -257,6 +259,13 @@ export async function buildApp({
     allowPrivate: config.webhookAllowPrivate,
     pollMs: config.webhookPollMs,
   });
+  const watchlistAlerts = createWatchlistAlerts({
+    db,
+    mailer,
+    deskUrl: `${config.publicUrl}/#watchlist`,
+    settleSeconds: WATCHLIST_ALERT_SETTLE_SECONDS,
+  });
+  await app.register(watchlistAlertsRoutes, { alerts: watchlistAlerts });
 
   const screenings = await registerScreenings(app, {
     db,
@@ -330,6 +339,12 @@ export async function buildApp({
       description: 'send due webhook deliveries (each instance also polls every REDFLAG_WEBHOOK_POLL_MS)',
       everySeconds: 60,
       run: (now) => deliveries.runDue(now),
+    },
+    {
+      name: 'watchlist.alerts',
+      description: 'e-mail the people who asked what happened to their watched customers (counts only, one mail each a run)',
+      everySeconds: 900,
+      run: () => watchlistAlerts.sendDue(),
     },
     {
       name: 'database.upkeep',

@@ -303,6 +303,8 @@ export interface UsersTable {
   second_factor_reset_by: string | null;
   /** The administrator handed the link that set the current password; null once the person set one themselves (decision 0136). */
   password_link_handed_to: string | null;
+  /** E-mail alerts about watched customers: told of the events up to this time; null when not asked for (decision 0140). */
+  watchlist_alerts_after: Date | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

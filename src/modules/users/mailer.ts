@@ -23,10 +23,26 @@ export interface SecondFactorResetMail {
   member: string;
 }
 
+/**
+ * What happened to a member's watched customers since the person was last told (decision 0140):
+ * counts only. No value, name or report leaves in a mail; the desk's Watchlist page says which.
+ */
+export interface WatchlistAlertMail {
+  to: string;
+  member: string;
+  /** Reports newly naming a watched customer. */
+  matches: number;
+  /** Reports about them withdrawn from the list, or back on it. */
+  changes: number;
+  /** The desk's Watchlist page. */
+  deskUrl: string;
+}
+
 export interface Mailer {
   sendInvitation(mail: InvitationMail): Promise<void>;
   sendPasswordReset(mail: PasswordResetMail): Promise<void>;
   sendSecondFactorReset(mail: SecondFactorResetMail): Promise<void>;
+  sendWatchlistAlert(mail: WatchlistAlertMail): Promise<void>;
   close(): void;
 }
 
@@ -82,6 +98,26 @@ export function createMailer(smtpUrl: string | undefined, from: string): Mailer 
           `An administrator reset the second factor of your Redflag account at ${member}: your authenticator app and recovery codes no longer work, and you set up a new one at your next sign-in.`,
           '',
           'If you did not ask for this, tell your administrator at once.',
+        ].join('\n'),
+      });
+    },
+    async sendWatchlistAlert({ to, member, matches, changes, deskUrl }) {
+      const reports = (n: number) => (n === 1 ? '1 report' : `${n} reports`);
+      const lines = [
+        matches > 0 ? `${reports(matches)} newly named customers ${member} watches in Redflag.` : '',
+        changes > 0 ? `${reports(changes)} about customers ${member} watches left the list or came back to it.` : '',
+      ].filter(Boolean);
+      await transport.sendMail({
+        from,
+        to,
+        subject: matches > 0 ? 'Redflag: a report names a customer you watch' : 'Redflag: news about customers you watch',
+        text: [
+          ...lines,
+          '',
+          'See which, and search them, on the Watchlist page of the desk (sign in first):',
+          deskUrl,
+          '',
+          'This e-mail names no one, on purpose. To stop these e-mails, turn alerts off on the "Your account" page of the desk.',
         ].join('\n'),
       });
     },

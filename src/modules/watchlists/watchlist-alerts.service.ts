@@ -1,0 +1,113 @@
+import { type Kysely, sql } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { AppError } from '../../http/errors.js';
+import type { Mailer } from '../users/mailer.js';
+import { alertsAfterOf, dueAlerts, markTold, setAlertsAfter } from './watchlist-alerts.repository.js';
+
+/**
+ * Events younger than this wait for the next run: an event's time is its transaction's start, so one
+ * committed after a run read could be older than the newest it told. Longer than a write transaction
+ * lasts (each statement is held to REDFLAG_DB_STATEMENT_TIMEOUT_MS, 5 s by default).
+ */
+export const WATCHLIST_ALERT_SETTLE_SECONDS = 60;
+
+/** People told in one run; the rest are told at the next (the job runs again when due). */
+const ALERTS_PER_RUN = 500;
+
+/** Who asks: a signed-in person, as the session knows them. */
+export interface AlertsPerson {
+  userId: string;
+  companyId: string | null;
+  role: string;
+}
+
+export interface WatchlistAlertsState {
+  /** Whether the person asked to be e-mailed. */
+  on: boolean;
+  /** Whether they may: an analyst or administrator of a member, on a service that sends e-mail. */
+  available: boolean;
+}
+
+export interface WatchlistAlertsDeps {
+  db: Kysely<Database>;
+  mailer?: Mailer | undefined;
+  /** The desk's Watchlist page, named in the mail. */
+  deskUrl: string;
+  /** WATCHLIST_ALERT_SETTLE_SECONDS; tests pass 0. */
+  settleSeconds: number;
+}
+
+const mayWatch = (person: AlertsPerson) => person.companyId !== null && (person.role === 'analyst' || person.role === 'admin');
+
+/**
+ * E-mail alerts about a member's watched customers (decision 0140): a person asks for them on their
+ * account page, and the `watchlist.alerts` job mails each, at most once a run, how many reports named
+ * or stopped naming the customers their member watches since the last mail. Counts only: the mail
+ * names no one, and the desk's Watchlist page says which, after sign-in.
+ */
+export function createWatchlistAlerts(deps: WatchlistAlertsDeps) {
+  const stateOf = async (person: AlertsPerson): Promise<WatchlistAlertsState> => ({
+    on: (await alertsAfterOf(deps.db, person.userId)) !== null,
+    available: deps.mailer !== undefined && mayWatch(person),
+  });
+
+  return {
+    state: stateOf,
+
+    /** Turns the person's alerts on (from now: what happened before is on the Watchlist page) or off. */
+    async set(person: AlertsPerson, on: boolean): Promise<WatchlistAlertsState> {
+      if (on && !mayWatch(person))
+        throw new AppError(
+          'FORBIDDEN',
+          "Only a member's analysts and administrators watch customers, so only they can have these alerts",
+        );
+      if (on && !deps.mailer)
+        throw new AppError(
+          'INVALID_STATE',
+          'This service sends no e-mail (REDFLAG_SMTP_URL is not set), so it cannot send alerts',
+        );
+      await deps.db.transaction().execute(async (trx) => {
+        // Turning them on twice keeps the first time: nothing already due is skipped.
+        const after = await alertsAfterOf(trx, person.userId);
+        if (on && after === null)
+          await sql`update users set watchlist_alerts_after = now() where id = ${person.userId}`.execute(trx);
+        if (!on && after !== null) await setAlertsAfter(trx, person.userId, null);
+      });
+      return stateOf(person);
+    },
+
+    /**
+     * Mails everyone due, each once. A mail that fails leaves its person's time as it was (they are
+     * told at the next run, with what came meanwhile); a process killed between a mail and its
+     * record sends that one mail again. Returns how many were mailed; throws after the run if any
+     * mail failed, so the job's record and log say so.
+     */
+    async sendDue(): Promise<number> {
+      if (!deps.mailer) return 0;
+      const due = await dueAlerts(deps.db, deps.settleSeconds, ALERTS_PER_RUN);
+      let mailed = 0;
+      let failed = 0;
+      for (const alert of due) {
+        try {
+          await deps.mailer.sendWatchlistAlert({
+            to: alert.email,
+            member: alert.business_name,
+            matches: alert.matches,
+            changes: alert.changes,
+            deskUrl: deps.deskUrl,
+          });
+        } catch {
+          failed++;
+          continue;
+        }
+        await markTold(deps.db, alert.user_id, alert.after, alert.until);
+        mailed++;
+      }
+      if (failed > 0)
+        throw new Error(`${failed} of ${due.length} watchlist alert mails failed; they are tried again at the next run`);
+      return mailed;
+    },
+  };
+}
+
+export type WatchlistAlerts = ReturnType<typeof createWatchlistAlerts>;

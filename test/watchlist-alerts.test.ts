@@ -1,0 +1,193 @@
+import { sql } from 'kysely';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localPhone } from './helpers/identifiers.js';
+import { createUser, testClock } from './helpers/people.js';
+import { createCompany, createOperator, key } from './helpers/principals.js';
+import { createReport } from './helpers/reports.js';
+import { buildTestApp, type TestApp } from './helpers/test-app.js';
+
+/** A local SMTP sink that refuses mail to addresses starting with "refused": a mail server's real refusal. */
+const received: Array<{ to: string[]; body: string }> = [];
+const sink = new SMTPServer({
+  authOptional: true,
+  disabledCommands: ['STARTTLS'],
+  onRcptTo(address, _session, done) {
+    done(address.address.startsWith('refused') ? new Error('mailbox unavailable') : undefined);
+  },
+  onData(stream, session, done) {
+    const chunks: Buffer[] = [];
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('end', () => {
+      // Quoted-printable may fold long lines: kept unfolded, as a mail client shows them.
+      const body = Buffer.concat(chunks)
+        .toString('utf8')
+        .replace(/=\r?\n/g, '');
+      received.push({ to: session.envelope.rcptTo.map((r) => r.address), body });
+      done();
+    });
+  },
+});
+const PORT = 4427;
+const ALERTS = '/api/v1/auth/me/watchlist-alerts';
+const clock = testClock();
+let t: TestApp;
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => sink.listen(PORT, '127.0.0.1', resolve));
+  t = await buildTestApp({
+    now: clock.now,
+    config: { jobTickSeconds: 0, smtpUrl: `smtp://127.0.0.1:${PORT}`, mailFrom: 'Redflag <desk@redflag.example>' },
+  });
+});
+afterAll(async () => {
+  await t.close();
+  await new Promise<void>((resolve) => sink.close(() => resolve()));
+});
+
+const runAlerts = () => t.app.jobs.runNow('watchlist.alerts');
+/**
+ * The job tells only events a minute old (WATCHLIST_ALERT_SETTLE_SECONDS): a company's events, and
+ * the times its people were told up to, are moved two minutes back together (their order kept).
+ */
+async function age(companyId: string) {
+  const db = t.database.db;
+  await sql`update webhook_events set created_at = created_at - interval '2 minutes' where company_id = ${companyId}`.execute(db);
+  await sql`update users set watchlist_alerts_after = watchlist_alerts_after - interval '2 minutes'
+    where company_id = ${companyId}`.execute(db);
+}
+/** The alerts mailed to a person (their invitation came through the same sink). */
+const mailsTo = (email: string) => received.filter((m) => m.to.includes(email) && m.body.includes('Subject: Redflag: '));
+const alertsOf = async (headers: Record<string, string>) => {
+  const res = await t.app.inject({ url: ALERTS, headers });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().data.watchlistAlerts;
+};
+const setAlerts = (headers: Record<string, string>, on: boolean) =>
+  t.app.inject({ method: 'PUT', url: ALERTS, headers, payload: { on } });
+
+async function watchingMember() {
+  const bank = await createCompany(t, { businessName: `Watching Bank ${process.hrtime.bigint()}` });
+  const phone = localPhone();
+  const added = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/external/watchlist',
+    headers: key(bank.apiKey),
+    payload: { items: [{ label: 'phone', value: phone, ref: 'Customer 12' }] },
+  });
+  expect(added.statusCode, added.body).toBe(200);
+  return { bank, phone };
+}
+
+describe('e-mail alerts about watched customers', () => {
+  it('mails an analyst who asked, once, with counts and no names, only events after asking, a minute settled', async () => {
+    const { bank, phone } = await watchingMember();
+    const reporter = await createCompany(t, { businessName: 'Reporting Lender Ltd' });
+    const analyst = await createUser(t, clock, { companyId: bank.companyId }, 'analyst');
+    const colleague = await createUser(t, clock, { companyId: bank.companyId }, 'analyst');
+
+    // A report before asking is on the Watchlist page, not in a mail.
+    await createReport(t, reporter.apiKey, { identifiers: [{ label: 'phone', value: phone }] });
+    await age(bank.companyId);
+    expect(await alertsOf(analyst.headers)).toEqual({ on: false, available: true });
+    const on = await setAlerts(analyst.headers, true);
+    expect(on.statusCode, on.body).toBe(200);
+    expect(on.json().data.watchlistAlerts).toEqual({ on: true, available: true });
+    expect((await runAlerts()).items).toBe(0);
+
+    const report = await createReport(t, reporter.apiKey, { identifiers: [{ label: 'phone', value: phone }] });
+    // Not yet a minute old: a transaction that began before it may still commit an older event.
+    expect((await runAlerts()).items).toBe(0);
+    await age(bank.companyId);
+    expect((await runAlerts()).items).toBe(1);
+    const [mail, ...more] = mailsTo(analyst.email);
+    expect(more).toEqual([]);
+    const body = (mail?.body ?? '').replace(/=\r?\n/g, '');
+    expect(body).toContain('Subject: Redflag: a report names a customer you watch');
+    expect(body).toContain(`1 report newly named customers ${bank.businessName} watches`);
+    expect(body).toContain('/#watchlist');
+    // Counts only: not the value (in any spelling), the reference, the report or who filed it.
+    for (const secret of [phone, phone.slice(1), 'Customer 12', report.id, 'Reporting Lender'])
+      expect(body).not.toContain(secret);
+    // The colleague did not ask.
+    expect(mailsTo(colleague.email)).toEqual([]);
+
+    // Told once: the next run has nothing new.
+    expect((await runAlerts()).items).toBe(0);
+    // Leaving the list is news too, in the next mail.
+    const exited = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/external/reports/submissions/${report.id}/exit`,
+      headers: key(reporter.apiKey),
+      payload: { reason: 'Customer repaid in full and was cleared.' },
+    });
+    expect(exited.statusCode, exited.body).toBe(200);
+    await age(bank.companyId);
+    expect((await runAlerts()).items).toBe(1);
+    const second = (mailsTo(analyst.email)[1]?.body ?? '').replace(/=\r?\n/g, '');
+    expect(second).toContain('Subject: Redflag: news about customers you watch');
+    expect(second).toContain('1 report about customers');
+
+    // Off: nothing more.
+    expect((await setAlerts(analyst.headers, false)).json().data.watchlistAlerts).toEqual({ on: false, available: true });
+    await createReport(t, reporter.apiKey, { identifiers: [{ label: 'phone', value: phone }] });
+    await age(bank.companyId);
+    expect((await runAlerts()).items).toBe(0);
+    expect(mailsTo(analyst.email)).toHaveLength(2);
+  });
+
+  it('keeps a refused mail due: its person is told at a later run, the others at once', async () => {
+    const { bank, phone } = await watchingMember();
+    const reporter = await createCompany(t);
+    const admin = await createUser(t, clock, { companyId: bank.companyId }, 'admin');
+    const refused = await createUser(t, clock, { companyId: bank.companyId }, 'analyst');
+    await sql`update users set email = ${`refused.${refused.email}`} where email = ${refused.email}`.execute(t.database.db);
+    for (const person of [admin, refused]) expect((await setAlerts(person.headers, true)).statusCode).toBe(200);
+    await createReport(t, reporter.apiKey, { identifiers: [{ label: 'phone', value: phone }] });
+    await age(bank.companyId);
+
+    const run = await runAlerts();
+    expect(run.error).toMatch(/1 of \d+ watchlist alert mails failed/);
+    expect(mailsTo(admin.email)).toHaveLength(1);
+    // Still due: the refused person's time did not move.
+    const after = await sql<{ n: string }>`select count(*) as n from webhook_events e join users u on u.company_id = e.company_id
+      where u.email = ${`refused.${refused.email}`} and e.created_at > u.watchlist_alerts_after`.execute(t.database.db);
+    expect(Number(after.rows[0]?.n)).toBe(1);
+    // The admin, told, is not mailed again by the retry.
+    await runAlerts();
+    expect(mailsTo(admin.email)).toHaveLength(1);
+  });
+
+  it('refuses a viewer and an operator (they watch no customers), and a service that sends no e-mail', async () => {
+    const bank = await createCompany(t);
+    const viewer = await createUser(t, clock, { companyId: bank.companyId }, 'viewer');
+    expect(await alertsOf(viewer.headers)).toEqual({ on: false, available: false });
+    const refused = await setAlerts(viewer.headers, true);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().data.code).toBe('FORBIDDEN');
+    const operator = await createOperator(t);
+    const moderator = await createUser(t, clock, { operatorId: operator.operatorId }, 'moderator');
+    expect((await setAlerts(moderator.headers, true)).statusCode).toBe(403);
+    // Off is always allowed (nothing to refuse).
+    expect((await setAlerts(viewer.headers, false)).statusCode).toBe(200);
+    // A key is not a person: no alerts by API key.
+    expect((await t.app.inject({ url: ALERTS, headers: key(bank.apiKey) })).statusCode).toBe(401);
+    const bad = await t.app.inject({ method: 'PUT', url: ALERTS, headers: viewer.headers, payload: { on: 'yes' } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().data.errors[0].field).toBe('on');
+
+    const silent = await buildTestApp({ now: clock.now });
+    try {
+      const company = await createCompany(silent);
+      const analyst = await createUser(silent, clock, { companyId: company.companyId }, 'analyst');
+      const res = await silent.app.inject({ url: ALERTS, headers: analyst.headers });
+      expect(res.json().data.watchlistAlerts).toEqual({ on: false, available: false });
+      const on = await silent.app.inject({ method: 'PUT', url: ALERTS, headers: analyst.headers, payload: { on: true } });
+      expect(on.statusCode).toBe(409);
+      expect(on.json().data.code).toBe('INVALID_STATE');
+      expect(on.json().message).toContain('sends no e-mail');
+    } finally {
+      await silent.close();
+    }
+  });
+});
