@@ -256,8 +256,10 @@ describe('POST /api/v1/public/uploads', () => {
       url: expect.stringMatching(new RegExp(`^${t.config.publicUrl}/api/v1/public/uploads/[0-9a-f-]{36}$`)),
     });
     expect(first.headers['ratelimit-limit']).toBe('3');
+    // A refused file is given back: the limit counts accepted files.
     expect((await from(samples.elf(), '198.51.100.20')).statusCode).toBe(415);
     expect((await from(samples.pdf(), '198.51.100.20')).statusCode).toBe(201);
+    expect((await from(samples.png(), '198.51.100.20')).statusCode).toBe(201);
     const limited = await from(samples.pdf(), '198.51.100.20');
     expect(limited.statusCode).toBe(429);
     const retryAfter = Number(limited.headers['retry-after']);

@@ -106,14 +106,16 @@ export const uploadsRoutes: RoutesPlugin<UploadsRoutesDeps> = async (app, deps) 
     '/api/v1/public/uploads',
     {
       config: {
-        rateLimit: clientAddressRateLimit({ max: deps.publicUploadsPerHour, timeWindow: HOUR_MS }),
+        // A refused file (not evidence, too big) is given back: a victim who picked the wrong file
+        // first must not be out of uploads for an hour.
+        rateLimit: clientAddressRateLimit({ max: deps.publicUploadsPerHour, timeWindow: HOUR_MS, countsOnlyAccepted: true }),
       },
       validatorCompiler: documentedOnly,
       schema: {
         tags: ['public reports'],
         ...uploadSchema(
           'Upload an evidence file for a public report (no key)',
-          `As the company upload, for \`POST /api/v1/public/reports\`; limited to ${deps.publicUploadsPerHour} an hour per client address.`,
+          `As the company upload, for \`POST /api/v1/public/reports\`; limited to ${deps.publicUploadsPerHour} accepted files an hour per client address (a refused one is not counted).`,
         ),
       },
     },
