@@ -1,9 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
-import { isDatabaseUnavailable } from './unavailable.js';
+import { isDatabaseUnavailable, isStalePreparedStatement } from './unavailable.js';
 
 const names = new Map<string, string>();
+
+/**
+ * Per connection, how many times PostgreSQL refused one of its prepared statements as stale (a
+ * column added under it by another instance's migration): the statements are then named afresh,
+ * so each is prepared again on its next use. The stale ones stay on the connection, unused; this
+ * happens once per schema change.
+ */
+const generations = new WeakMap<object, number>();
 
 /** A stable statement name for a SQL text (PostgreSQL keeps names under 64 bytes). */
 function statementName(sql: string): string {
@@ -51,7 +59,8 @@ export function preparingPool(
       // A connection that timed out or failed is not given back to the pool for the next request:
       // behind a partition it would only time out again.
       const note = (error: unknown) => {
-        if (isDatabaseUnavailable(error)) broken = error as Error;
+        if (isStalePreparedStatement(error)) generations.set(client, (generations.get(client) ?? 0) + 1);
+        else if (isDatabaseUnavailable(error)) broken = error as Error;
         throw error;
       };
       return {
@@ -59,7 +68,7 @@ export function preparingPool(
           if (typeof sqlOrCursor !== 'string') return client.query(sqlOrCursor as pg.Submittable) as never;
           return client
             .query({
-              name: statementName(sqlOrCursor),
+              name: `${statementName(sqlOrCursor)}${generations.has(client) ? `g${generations.get(client)}` : ''}`,
               text: sqlOrCursor,
               values: parameters as unknown[],
             })

@@ -50,7 +50,21 @@ export function hasSqlState(error: unknown, sqlState: string): boolean {
   return false;
 }
 
+/**
+ * PostgreSQL refusing a prepared statement whose result changed shape since it was prepared: a
+ * migration run by another instance added a column to a table it reads whole (`select *`). The
+ * same statement prepared again works, so it is a 503 to retry, not a bug (prepared-pool.ts
+ * prepares that connection's statements again under new names).
+ */
+export function isStalePreparedStatement(error: unknown): boolean {
+  for (const current of causeChain(error))
+    if ((current as { code?: unknown }).code === '0A000' && current.message.includes('cached plan must not change result type'))
+      return true;
+  return false;
+}
+
 export function isDatabaseUnavailable(error: unknown): boolean {
+  if (isStalePreparedStatement(error)) return true;
   for (const current of causeChain(error)) {
     if (current instanceof DatabaseWaitTimeoutError) return true;
     const code = (current as { code?: unknown }).code;
