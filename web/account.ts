@@ -1,4 +1,4 @@
-// The person's own account: who they are, their password, their recovery codes, their second factor.
+// The person's own account: who they are, their password, their recovery codes, their second factor, their e-mail alerts.
 import { api, byId, clearFieldErrors, emailText, factPairs, onClickOnce, onSubmitOnce, showFieldErrors, tell } from './common.js';
 
 const ROLE_NAMES: Record<string, string> = {
@@ -30,6 +30,16 @@ export async function loadAccount(): Promise<void> {
   );
   byId('recovery-box').hidden = !user.totpEnrolled;
   byId('totp-setup-box').hidden = user.totpEnrolled;
+  await loadAlerts();
+}
+
+/** E-mail alerts: offered to whoever may have them, and shown to whoever has them on (to turn them off). */
+async function loadAlerts(): Promise<void> {
+  const { data } = await api.GET('/api/v1/auth/me/watchlist-alerts');
+  const alerts = data?.data.watchlistAlerts;
+  byId('alerts-box').hidden = !alerts || (!alerts.available && !alerts.on);
+  byId<HTMLInputElement>('alerts-on').checked = alerts?.on ?? false;
+  clearFieldErrors(byId('alerts-form'));
 }
 
 export function initAccount(deps: typeof desk): void {
@@ -68,6 +78,21 @@ export function initAccount(deps: typeof desk): void {
     );
     byId('new-codes').hidden = false;
     tell(byId('new-codes-message'), 'New recovery codes made; the old ones no longer work.');
+  });
+
+  onSubmitOnce(byId<HTMLFormElement>('alerts-form'), async (event) => {
+    event.preventDefault();
+    const form = byId('alerts-form');
+    clearFieldErrors(form);
+    const on = byId<HTMLInputElement>('alerts-on').checked;
+    const { data, error } = await api.PUT('/api/v1/auth/me/watchlist-alerts', { body: { on } });
+    if (!data) return showFieldErrors(form, error, byId('alerts-message'));
+    tell(
+      byId('alerts-message'),
+      data.data.watchlistAlerts.on
+        ? 'Saved: you will be e-mailed when a report names a customer your member watches.'
+        : 'Saved: no more e-mails about watched customers.',
+    );
   });
 
   onClickOnce(byId('totp-setup'), () => desk.enrol());

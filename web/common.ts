@@ -75,8 +75,11 @@ export function option(value: string, text: string): HTMLOptionElement {
   return o;
 }
 
-/** Writes a form's message line: green for what went well, red (the default style) for a failure. */
-export function tell(target: HTMLElement, text: string, tone: 'ok' | 'error' = 'ok'): void {
+/**
+ * Writes a form's message line: green for what went well, red (the default style) for a failure,
+ * the text's own colour for what is only under way ("Sending…"), which is neither.
+ */
+export function tell(target: HTMLElement, text: string, tone: 'ok' | 'error' | 'neutral' = 'ok'): void {
   target.textContent = text;
   target.dataset.tone = tone;
 }
@@ -105,6 +108,11 @@ export function emailText(email: string): DocumentFragment {
   if (at < 0) fragment.append(email);
   else fragment.append(email.slice(0, at + 1), document.createElement('wbr'), email.slice(at + 1));
   return fragment;
+}
+
+/** A phone number that wraps as a whole, never mid-number ("+23480987654" over "32" was misread). */
+export function phoneText(phone: string): HTMLSpanElement {
+  return Object.assign(document.createElement('span'), { className: 'phone', textContent: phone });
 }
 
 /** A small button in a table row, named for screen readers by what it acts on. */
@@ -174,8 +182,26 @@ export function publicFormAnswered(
   }
   if (response.status !== 429) return false;
   const minutes = Math.ceil(Number(response.headers.get('retry-after') ?? 3600) / 60);
-  message.textContent = `We have received several ${what} from your connection in the last hour, which is our limit to stop abuse. Your details are still on this page: please try again in about ${minutes} minutes.`;
+  tell(
+    message,
+    `We have received several ${what} from your connection in the last hour, which is our limit to stop abuse. Your details are still on this page: please try again in about ${minutes} minutes.`,
+    'error',
+  );
   return true;
+}
+
+/**
+ * A public form's request that never reached the service (no connection, or it dropped on the way:
+ * fetch itself failed). Said in the status pages' words, with the keyboard on it; what was typed
+ * stays, and the button works again.
+ */
+export function notSent(message: HTMLElement): void {
+  tell(
+    message,
+    "We couldn't reach Redflag, so nothing was sent. Check your internet connection, then press Send again.",
+    'error',
+  );
+  readFrom(message);
 }
 
 /** A report form's errors in a person's words where the server's would be codes or list sizes. */
@@ -183,6 +209,41 @@ export const REPORT_FORM_IN_WORDS = {
   fraudType: 'Choose the kind of fraud from the list',
   identifiers: 'Give at least one detail of the suspect, such as a phone number or an account number',
 };
+
+/**
+ * The service's words for a detail that are meant for integrators (NUBAN, check digits, ASCII),
+ * and what a person on a public form should check instead. The service's own messages stay as
+ * they are: other clients read them.
+ */
+const DETAIL_IN_WORDS: [RegExp, (match: RegExpExecArray) => string][] = [
+  [
+    /^Account number is not a valid NUBAN for (.+) \(its check digit does not match\)$/i,
+    (match) => `This account number does not match ${match[1]}. Check the 10 digits and the bank.`,
+  ],
+  [/^Account number must be 10 digits/i, () => 'An account number has 10 digits.'],
+  [
+    /^E-mail address (may contain only ASCII|must contain exactly one @|has an invalid)/i,
+    () => 'Check the e-mail address: it looks incomplete or has spaces.',
+  ],
+];
+
+/**
+ * Each field error of `error` that the service words for integrators, in a person's words, keyed
+ * by field (as `showFieldErrors`'s `plain`): a public form's other words go after it, and win.
+ */
+export function detailsInWords(error: unknown): Record<string, string> {
+  const plain: Record<string, string> = {};
+  for (const [field, message] of Object.entries(fieldErrors(error))) {
+    for (const [pattern, words] of DETAIL_IN_WORDS) {
+      const match = pattern.exec(message);
+      if (match) {
+        plain[field] = words(match);
+        break;
+      }
+    }
+  }
+  return plain;
+}
 
 /**
  * A form whose request goes once at a time: a second press of Enter or of its button while the
@@ -241,11 +302,33 @@ export function onClickOnce(button: HTMLElement, handler: () => Promise<unknown>
 /** Removes the field errors an earlier answer placed in the form. */
 export function clearFieldErrors(form: HTMLElement): void {
   for (const old of form.querySelectorAll('.field-error')) old.remove();
-  for (const input of form.querySelectorAll('[aria-invalid]')) {
-    input.removeAttribute('aria-invalid');
-    const kept = (input.getAttribute('aria-describedby') ?? '').split(' ').filter((id) => id && !id.startsWith('err-'));
-    input.setAttribute('aria-describedby', kept.join(' '));
-  }
+  for (const input of form.querySelectorAll('[aria-invalid]')) clearFieldError(form, input);
+}
+
+/** One field's mark and the error notes it is described by (found in its own form: ids repeat across the desk's forms). */
+function clearFieldError(form: HTMLElement, field: Element): void {
+  const ids = (field.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean);
+  for (const id of ids.filter((id) => id.startsWith('err-'))) form.querySelector(`#${CSS.escape(id)}`)?.remove();
+  field.removeAttribute('aria-invalid');
+  field.setAttribute('aria-describedby', ids.filter((id) => !id.startsWith('err-')).join(' '));
+}
+
+const clearsOnEdit = new WeakSet<HTMLElement>();
+
+/**
+ * A marked field loses its error as soon as the person edits it: left up, "Write the amount in
+ * digits only" stood beside the amount just corrected until the form was sent again. A radio
+ * button clears the mark of its group's fieldset.
+ */
+function clearOnEdit(form: HTMLElement): void {
+  if (clearsOnEdit.has(form)) return;
+  clearsOnEdit.add(form);
+  const edited = (event: Event) => {
+    const field = (event.target as Element | null)?.closest('[aria-invalid]');
+    if (field && form.contains(field)) clearFieldError(form, field);
+  };
+  form.addEventListener('input', edited);
+  form.addEventListener('change', edited);
 }
 
 /** A form's request went through: the errors of an earlier try go, and `text` says what happened. */
@@ -266,6 +349,7 @@ export function showFieldErrors(
   plain: Record<string, string> = {},
 ): void {
   clearFieldErrors(form);
+  clearOnEdit(form);
   const errors = fieldErrors(error);
   let first: HTMLElement | null = null;
   let unplaced = '';
@@ -327,6 +411,17 @@ export async function loadBanks(
 export function readFrom(target: HTMLElement): void {
   target.tabIndex = -1;
   target.focus();
+}
+
+/**
+ * An opened item's title takes the keyboard at the top of the screen, the item under it: focus on
+ * the whole panel scrolled its title out of sight, and focus alone on the title only scrolls until
+ * it is in sight, which left it at the bottom edge on a phone.
+ */
+export function readFromTitle(title: HTMLElement): void {
+  title.tabIndex = -1;
+  title.focus({ preventScroll: true });
+  title.scrollIntoView({ block: 'start' });
 }
 
 /**

@@ -31,16 +31,27 @@ export async function showContactLine(target: HTMLElement = byId('contact-line')
   if (email) writeTo(target, 'Questions about Redflag, or about what it holds about you? Write to our team at ', email, '.');
 }
 
-/** Under a status (`#status-contact`): write to the team, quoting the reference. */
-export async function showStatusContact(reference: string): Promise<void> {
+/**
+ * The one way to our team a status gives: with an address, `ask` ("Something here looks
+ * wrong?"), then write to it; without one, `otherwise` where the page has another way (the review
+ * form), or nothing. One instruction, not two that disagree.
+ */
+export interface StatusContact {
+  ask: string;
+  otherwise?: (string | Node)[];
+}
+
+/** Under a status (`#status-contact`): the way to the team `words` give, quoting the reference. */
+export async function showStatusContact(
+  reference: string,
+  words: StatusContact = { ask: 'Something here looks wrong?' },
+): Promise<void> {
   const target = byId('status-contact');
   target.hidden = true;
   const email = await operatorsContact();
-  if (email)
-    writeTo(
-      target,
-      'Something here looks wrong, or an answer never reached you? Write to our team at ',
-      email,
-      `, and quote the reference ${reference}.`,
-    );
+  if (email) writeTo(target, `${words.ask} Write to our team at `, email, `, and quote the reference ${reference}.`);
+  else if (words.otherwise) {
+    target.replaceChildren(...words.otherwise);
+    target.hidden = false;
+  }
 }

@@ -80,6 +80,7 @@ export class EvidenceList {
       item.className = 'failed';
       item.textContent = `${file.name}: not added — at most ${MAX_FILES} files. `;
       this.dismissable(item, file.name);
+      item.scrollIntoView({ block: 'nearest' });
       return;
     }
     const label = Object.assign(document.createElement('span'), { textContent: `${file.name}: uploading…` });
@@ -99,21 +100,38 @@ export class EvidenceList {
       return;
     }
     item.className = 'failed';
-    // The rule for files is added only where the file broke it, and only once: a refusal of
-    // another kind (a role, the connection) is not the file's fault.
-    const code = (error as { data?: { code?: string } } | undefined)?.data?.code;
-    // (Not for a file too large: its message already gives the limit, to the byte's decimal.)
-    const aboutTheFile = ['VALIDATION_FAILED', 'UNSUPPORTED_MEDIA_TYPE'].includes(code ?? '');
-    const wait = code === 'RATE_LIMITED' ? waitInWords(error) : undefined;
-    // The public form's limit is per connection and hour; the desk's, per person and minute.
-    const limit =
-      this.path === '/api/v1/public/uploads'
-        ? 'we have received several files from your connection in the last hour, which is our limit to stop abuse'
-        : 'too many files were sent in the last minute';
-    const message = wait ? `${limit}; please try again in ${wait}` : (error?.message ?? 'the upload failed').replace(/\.$/, '');
-    const rule = aboutTheFile && !/PDF/.test(message) ? ' Only PDF, PNG, JPEG or WebP files up to 5 MB can be used.' : '';
-    label.textContent = `${file.name}: not added — ${message}.${rule} `;
+    label.textContent = `${file.name}: not added — ${this.whyNotAdded(error)} `;
     this.dismissable(item, file.name);
+    // Said where the person is looking: the list is below the picker, often under the screen's
+    // edge (a screen reader hears it as the list is a live region).
+    item.scrollIntoView({ block: 'nearest' });
+  }
+
+  /** Why a file was refused, in a sentence: the file's rule only where the file broke it, and once. */
+  private whyNotAdded(error: unknown): string {
+    const { message, data } = (error ?? {}) as { message?: string; data?: { code?: string } };
+    const kind = data?.code;
+    // No answer at all: the connection, not the file.
+    if (kind === 'NETWORK_ERROR') return "we couldn't reach Redflag. Check your internet connection, then choose the file again.";
+    // Not a kind of file we take (told by its contents): the service names the kinds twice over.
+    if (kind === 'UNSUPPORTED_MEDIA_TYPE' && /recognised by its contents/i.test(message ?? '')) {
+      return 'send a photo or screenshot (PNG, JPEG or WebP) or a PDF.';
+    }
+    if (kind === 'RATE_LIMITED') {
+      // The public form's limit is per connection and hour; the desk's, per person and minute.
+      const limit =
+        this.path === '/api/v1/public/uploads'
+          ? 'we have received several files from your connection in the last hour, which is our limit to stop abuse'
+          : 'too many files were sent in the last minute';
+      const wait = waitInWords(error);
+      if (wait) return `${limit}; please try again in ${wait}.`;
+    }
+    const said = (message ?? 'the upload failed').replace(/\.$/, '');
+    // A refusal of another kind (a role) is not the file's fault; a file too large has its limit in
+    // the message already, to the byte's decimal.
+    const aboutTheFile = ['VALIDATION_FAILED', 'UNSUPPORTED_MEDIA_TYPE'].includes(kind ?? '');
+    const rule = aboutTheFile && !/PDF/.test(said) ? ' Only PDF, PNG, JPEG or WebP files up to 5 MB can be used.' : '';
+    return `${said}.${rule}`;
   }
 
   /** A failed file's line goes when its reader is done with it; the keyboard stays in the list. */

@@ -4,6 +4,7 @@ import {
   byId,
   clearFieldErrors,
   dayText,
+  emailText,
   evidenceItems,
   factPairs,
   fraudTypeName,
@@ -11,6 +12,8 @@ import {
   momentText,
   onClickOnce,
   onSubmitOnce,
+  phoneText,
+  readFromTitle,
   showFieldErrors,
   tell,
 } from './common.js';
@@ -75,6 +78,32 @@ function amountLost(victim: { amountLost: number | null; currency: string | null
   return `${victim.currency ?? 'NGN'} ${victim.amountLost.toLocaleString('en-NG')}`;
 }
 
+/**
+ * A victim or a reporter: the name, then the e-mail address (which may break after its @) and the
+ * phone number (which never breaks: "+23480987654" over "32" was misread).
+ */
+function personText(person: { name?: string | null; email?: string | null; phone?: string | null } | null): Node {
+  const out = document.createDocumentFragment();
+  const parts: (string | Node)[] = [];
+  if (person?.name) parts.push(person.name);
+  if (person?.email) parts.push(emailText(person.email));
+  if (person?.phone) parts.push(phoneText(person.phone));
+  for (const [n, part] of parts.entries()) out.append(...(n ? [', ', part] : [part]));
+  if (parts.length === 0) out.append('—');
+  return out;
+}
+
+/**
+ * The report's facts in the grid. A person with contact details, and the reason given for a
+ * decision (up to 500 characters), take a whole row: in one cell of a phone's two they broke
+ * mid-number or ran down the screen.
+ */
+function factGrid(facts: [string, string | Node, ('wide' | 'note')?][]): HTMLElement[] {
+  const pairs = factPairs(facts.map(([term, value]) => [term, value]));
+  for (const [n, [, , width]] of facts.entries()) if (width) pairs[n]?.classList.add('wide', width);
+  return pairs;
+}
+
 async function openReport(id: string): Promise<void> {
   const { data } = await api.GET('/api/v1/admin/public-reports/{id}', { params: { path: { id } } });
   if (!data) return;
@@ -83,19 +112,20 @@ async function openReport(id: string): Promise<void> {
   currentStatus = r.status;
   currentReference = r.reference;
   byId('moderation-title').textContent = `${fraudTypeName(r.fraudType)} — ${STATUS[r.status] ?? r.status}`;
-  const facts: [string, string][] = [
+  const reachable = (p: { email?: string | null; phone?: string | null } | null) => (p?.email || p?.phone ? 'wide' : undefined);
+  const facts: [string, string | Node, ('wide' | 'note')?][] = [
+    ['Reference', r.reference],
     ['Reported by', REPORTERS[r.reportingEntity] ?? r.reportingEntity],
     ['Institution', r.financialInstitution],
     ['When', dayText(r.eventDate)],
-    ['Victim', [r.victim?.name, r.victim?.email, r.victim?.phone].filter(Boolean).join(', ') || '—'],
-    ['Reporter', [r.guestInfo?.name, r.guestInfo?.email, r.guestInfo?.phone].filter(Boolean).join(', ') || '—'],
+    ['Victim', personText(r.victim), reachable(r.victim)],
+    ['Reporter', personText(r.guestInfo), reachable(r.guestInfo)],
     ['Amount lost', amountLost(r.victim)],
   ];
-  facts.unshift(['Reference', r.reference]);
   // Why and when it was decided: what an operator needs when the filer quotes the reference.
   if (r.moderatedAt) facts.push([r.status === 'rejected' ? 'Rejected' : 'Decided', momentText(r.moderatedAt)]);
-  if (r.rejectionReason) facts.push(['Reason given', r.rejectionReason]);
-  byId('moderation-details').replaceChildren(...factPairs(facts));
+  if (r.rejectionReason) facts.push(['Reason given', r.rejectionReason, 'note']);
+  byId('moderation-details').replaceChildren(...factGrid(facts));
   // Only what the report's state allows: a draft is published or rejected, a published one taken down.
   byId('moderation-publish').hidden = r.status !== 'draft';
   byId('reject-form').hidden = r.status === 'rejected';
@@ -115,7 +145,7 @@ async function openReport(id: string): Promise<void> {
   byId<HTMLTextAreaElement>('reject-reason').value = '';
   clearFieldErrors(byId('reject-form'));
   byId('moderation-report').hidden = false;
-  byId('moderation-report').focus();
+  readFromTitle(byId('moderation-title'));
 }
 
 /** The decision is said, and the keyboard's focus goes to the next report waiting (or the count, when none is). */

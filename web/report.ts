@@ -5,15 +5,18 @@ import {
   api,
   byId,
   characterCount,
+  detailsInWords,
   FRAUD_TYPES,
   LABELS,
   loadBanks,
   momentText,
+  notSent,
   onSubmitOnce,
   option,
   publicFormAnswered,
   REPORT_FORM_IN_WORDS,
   showFieldErrors,
+  tell,
 } from './common.js';
 import { EvidenceList } from './evidence.js';
 import { identifierRow, missingBanks, readIdentifiers, wireAddIdentifier, withBankErrors } from './identifier-rows.js';
@@ -24,7 +27,12 @@ const message = byId('form-message');
 const fraudType = byId<HTMLSelectElement>('fraudType');
 // No kind chosen for the person: a report sent without a look at this list would say the first one.
 fraudType.append(option('', 'Choose the kind of fraud'));
-for (const [value, text] of FRAUD_TYPES) fraudType.append(option(value, text));
+// A closed list shows its choice on one line, cut at a phone's width: shorter names here, same values.
+const SHORTER: Record<string, string> = {
+  social_engineering: 'Tricked out of money or a PIN',
+  suspicious_pep: 'Suspicious public figure',
+};
+for (const [value, text] of FRAUD_TYPES) fraudType.append(option(value, SHORTER[value] ?? text));
 const eventDate = byId<HTMLInputElement>('eventDate');
 eventDate.max = new Date().toISOString().slice(0, 10);
 void loadBanks(byId<HTMLSelectElement>('institution'), (b) => b.name);
@@ -65,27 +73,34 @@ onSubmitOnce(form, async () => {
   const amount = Number(text('amountLost').replace(/[,\s₦]/g, ''));
   if (text('amountLost') !== '') Object.assign(victim, { amountLost: amount, currency: 'NGN' });
   if (evidence.busy()) {
-    message.textContent = 'Your files are still uploading. Please send the report when each shows “added”.';
+    tell(message, 'Your files are still uploading. Please send the report when each shows “added”.', 'error');
     return;
   }
   const noBank = missingBanks(rows);
-  message.textContent = 'Sending…';
-  const { data, error, response } = await api.POST('/api/v1/public/reports', {
-    body: {
-      reportingEntity: entity as 'self',
-      fraudType: fraudType.value as 'other',
-      fraudReason: byId<HTMLTextAreaElement>('fraudReason').value,
-      financialInstitution: byId<HTMLSelectElement>('institution').value,
-      eventDate: eventDate.value,
-      identifiers: readIdentifiers(rows),
-      attachments: evidence.urls(),
-      ...(Object.keys(victim).length ? { victim } : {}),
-      ...(entity !== 'self' && contact('reporter') ? { guestInfo: contact('reporter') } : {}),
-    },
-  });
+  tell(message, 'Sending…', 'neutral');
+  // Undefined when fetch itself failed (no connection, or it dropped): nothing reached us.
+  const answer = await api
+    .POST('/api/v1/public/reports', {
+      body: {
+        reportingEntity: entity as 'self',
+        fraudType: fraudType.value as 'other',
+        fraudReason: byId<HTMLTextAreaElement>('fraudReason').value,
+        financialInstitution: byId<HTMLSelectElement>('institution').value,
+        eventDate: eventDate.value,
+        identifiers: readIdentifiers(rows),
+        attachments: evidence.urls(),
+        ...(Object.keys(victim).length ? { victim } : {}),
+        ...(entity !== 'self' && contact('reporter') ? { guestInfo: contact('reporter') } : {}),
+      },
+    })
+    .catch(() => undefined);
+  if (!answer) return notSent(message);
+  const { data, error, response } = answer;
   if (data) byId<HTMLAnchorElement>('status-link').href = `/report${statusHash(data.data.id)}`;
   if (publicFormAnswered(form, message, 'reports', data?.data.reference, response)) return;
-  showFieldErrors(form, withBankErrors(noBank, error), message, {
+  const errors = withBankErrors(noBank, error);
+  showFieldErrors(form, errors, message, {
+    ...detailsInWords(errors),
     ...REPORT_FORM_IN_WORDS,
     financialInstitution: 'Choose the bank or institution from the list',
     // Left empty, the date needs asking for, not its format explained.
@@ -94,6 +109,8 @@ onSubmitOnce(form, async () => {
     ...(text('amountLost') !== '' && !Number.isFinite(amount)
       ? { 'victim/amountLost': 'Write the amount in digits only, such as 250000' }
       : {}),
+    // The service's "must be at least 0", for a person.
+    ...(amount < 0 ? { 'victim/amountLost': 'The amount cannot be below zero.' } : {}),
   });
 });
 

@@ -7,14 +7,17 @@ import {
   byId,
   characterCount,
   dayText,
+  detailsInWords,
   LABELS,
   momentText,
+  notSent,
   onSubmitOnce,
   publicFormAnswered,
   showFieldErrors,
+  tell,
 } from './common.js';
 import { identifierRow, missingBanks, readIdentifiers, wireAddIdentifier, withBankErrors } from './identifier-rows.js';
-import { initStatusPage, statusHash } from './status-page.js';
+import { initStatusPage, type StatusWords, statusHash } from './status-page.js';
 
 const form = byId<HTMLFormElement>('review-form');
 const message = byId('form-message');
@@ -28,20 +31,28 @@ const text = (id: string) => byId<HTMLInputElement>(id).value.trim();
 
 onSubmitOnce(form, async () => {
   const noBank = missingBanks(rows);
-  message.textContent = 'Sending…';
-  const { data, error, response } = await api.POST('/api/v1/public/review-requests', {
-    body: {
-      name: byId<HTMLInputElement>('name').value,
-      ...(text('email') ? { email: text('email') } : {}),
-      ...(text('phone') ? { phone: text('phone') } : {}),
-      identifiers: readIdentifiers(rows),
-      statement: byId<HTMLTextAreaElement>('statement').value,
-    },
-  });
+  tell(message, 'Sending…', 'neutral');
+  // Undefined when fetch itself failed (no connection, or it dropped): nothing reached us.
+  const answer = await api
+    .POST('/api/v1/public/review-requests', {
+      body: {
+        name: byId<HTMLInputElement>('name').value,
+        ...(text('email') ? { email: text('email') } : {}),
+        ...(text('phone') ? { phone: text('phone') } : {}),
+        identifiers: readIdentifiers(rows),
+        statement: byId<HTMLTextAreaElement>('statement').value,
+      },
+    })
+    .catch(() => undefined);
+  if (!answer) return notSent(message);
+  const { data, error, response } = answer;
   if (data) byId<HTMLAnchorElement>('status-link').href = `/review${statusHash(data.data.id)}`;
   if (publicFormAnswered(form, message, 'requests', data?.data.reference, response)) return;
-  // Left empty, a field needs asking for, not its rules explained; filled, the service's words stand.
-  showFieldErrors(form, withBankErrors(noBank, error), message, {
+  const errors = withBankErrors(noBank, error);
+  // Left empty, a field needs asking for, not its rules explained; filled, the service's words
+  // stand, unless they are meant for integrators.
+  showFieldErrors(form, errors, message, {
+    ...detailsInWords(errors),
     ...(text('name') ? {} : { name: 'Give your name' }),
     ...(text('statement') ? {} : { statement: 'Tell us why the listing is wrong' }),
     identifiers: 'Give at least one of your details, such as your phone number or account number',
@@ -57,10 +68,10 @@ type StatusAnswer =
 
 /**
  * What each status means to the person who asked, and what they can do: only what the service
- * does. No time is promised (the service keeps none), and the only way back to the operators this
- * page offers is its own form.
+ * does. No time is promised (the service keeps none). An answer that never came is said once, under
+ * `next`: write to the operators' address, or, when the service has none, ask again through the form.
  */
-function inWords(answer: StatusAnswer): { heading: string; meaning: string; next: string } {
+function inWords(answer: StatusAnswer): StatusWords {
   if (answer.status === 'waiting') {
     return {
       heading: 'Waiting for an answer',
@@ -71,7 +82,15 @@ function inWords(answer: StatusAnswer): { heading: string; meaning: string; next
   return {
     heading: 'Answered',
     meaning: `Our team marked your request as answered on ${dayText(answer.updatedAt)}: they answer at the e-mail or phone you gave. This page does not say what they found: that is in their answer to you.`,
-    next: `If their answer has not reached you and you gave an e-mail address, look in its spam or junk folder. If it is not there either, send a new request on this page, say that the answer did not reach you, and quote the reference ${answer.reference}. Answered requests are deleted after a time; this page then no longer finds it.`,
+    next: 'If their answer has not reached you and you gave an e-mail address, look in its spam or junk folder first. Answered requests are deleted after a time; this page then no longer finds it.',
+    contact: {
+      ask: 'Their answer did not reach you, or something here looks wrong?',
+      otherwise: [
+        'Their answer did not reach you? Send ',
+        Object.assign(document.createElement('a'), { href: '/review', textContent: 'a new request' }),
+        `, say that their answer did not reach you, and quote the reference ${answer.reference}.`,
+      ],
+    },
   };
 }
 

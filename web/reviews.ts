@@ -5,12 +5,16 @@ import {
   api,
   byId,
   clearFieldErrors,
+  emailText,
   factPairs,
   identifierText,
   labelName,
   momentText,
   onClickOnce,
   onSubmitOnce,
+  phoneText,
+  readFromTitle,
+  searchButton,
   showFieldErrors,
   tell,
 } from './common.js';
@@ -54,6 +58,21 @@ export async function loadReviews(): Promise<void> {
   );
 }
 
+/**
+ * How the request was closed, as facts: when and what was done in the grid, then the note (up to
+ * 1,000 characters) as a paragraph across the whole panel; in one cell it ran to 10 lines at 360 px.
+ */
+function closedFacts(closedAt: string, outcome: string | null, note: string): HTMLElement[] {
+  const pairs = factPairs([
+    ['Closed', momentText(closedAt)],
+    ['What was done', OUTCOMES[outcome ?? ''] ?? outcome ?? '—'],
+  ]);
+  if (!note) return pairs;
+  const said = factPairs([['Closing note', note]]);
+  for (const pair of said) pair.classList.add('wide', 'note');
+  return [...pairs, ...said];
+}
+
 async function openReview(id: string): Promise<void> {
   const { data, error } = await api.GET('/api/v1/admin/review-requests/{id}', { params: { path: { id } } });
   if (!data) {
@@ -67,21 +86,17 @@ async function openReview(id: string): Promise<void> {
     ...factPairs([
       ['Received', momentText(r.createdAt)],
       ['From', r.name],
-      ['E-mail', r.email ?? '—'],
-      ['Phone', r.phone ?? '—'],
-      ...(r.closedAt
-        ? ([['Closed', `${momentText(r.closedAt)}: ${OUTCOMES[r.outcome ?? ''] ?? r.outcome}. ${r.outcomeNote ?? ''}`]] as [
-            string,
-            string,
-          ][])
-        : []),
+      ['E-mail', r.email ? emailText(r.email) : '—'],
+      ['Phone', r.phone ? phoneText(r.phone) : '—'],
     ]),
+    ...(r.closedAt ? closedFacts(r.closedAt, r.outcome, r.outcomeNote ?? '') : []),
   );
   byId('review-statement').textContent = r.statement;
   byId('review-identifiers').replaceChildren(
     ...r.identifiers.map((i) => Object.assign(document.createElement('li'), { textContent: identifierText(i.label, i.value) })),
   );
   byId('review-search-message').textContent = '';
+  byId('review-search-results').replaceChildren();
   byId('review-message').textContent = '';
   byId('review-close-form').hidden = r.status === 'closed';
   // What was chosen for the last request is not this one's: it is chosen afresh.
@@ -90,7 +105,16 @@ async function openReview(id: string): Promise<void> {
   clearFieldErrors(byId('review-close-form'));
   byId('review').hidden = false;
   // On the title, which names the request opened (the panel itself has no name to read out).
-  byId('review-title').focus();
+  readFromTitle(byId('review-title'));
+}
+
+/** One detail searched: what is listed under it, and its Search, which opens the search page with it. */
+function searchedItem(asked: { label: string; value: string }, found: string): HTMLLIElement {
+  const li = document.createElement('li');
+  const what = Object.assign(document.createElement('span'), { className: 'match-what', textContent: found });
+  const detail = Object.assign(document.createElement('strong'), { textContent: identifierText(asked.label, asked.value) });
+  li.append(detail, ' ', what, ' ', searchButton(asked.label, asked.value));
+  return li;
 }
 
 export function initReviews(): void {
@@ -103,15 +127,26 @@ export function initReviews(): void {
       body: { items: current.identifiers.map((i) => ({ identifier: i.label as 'phone', value: i.value })) },
     });
     const out = byId('review-search-message');
+    const list = byId('review-search-results');
+    list.replaceChildren();
     if (!data) return tell(out, error?.message ?? 'The search did not work.', 'error');
-    const lines = data.data.results.map((result, n) => {
-      const asked = current?.identifiers[n];
-      const name = asked ? identifierText(asked.label, asked.value) : `Detail ${n + 1}`;
-      if ('error' in result) return `${name}: ${result.error.message}`;
-      const { totalReports, totalPublicReports } = result.summary;
-      return `${name}: ${totalReports} member report${totalReports === 1 ? '' : 's'}, ${totalPublicReports} public report${totalPublicReports === 1 ? '' : 's'}`;
-    });
-    tell(out, `${lines.join('. ')}. Dispute a member report from the search page.`);
+    const asked = current.identifiers;
+    list.replaceChildren(
+      ...data.data.results.map((result, n) => {
+        // The answers come in the order asked, one for each detail.
+        const detail = asked[n] as { label: string; value: string };
+        if ('error' in result) return searchedItem(detail, result.error.message);
+        const { totalReports, totalPublicReports } = result.summary;
+        const reports = (count: number, kind: string) => `${count} ${kind} report${count === 1 ? '' : 's'}`;
+        return searchedItem(detail, `${reports(totalReports, 'member')}, ${reports(totalPublicReports, 'public')}`);
+      }),
+    );
+    // Said once for a screen reader; each detail's line and its Search are in the list under it.
+    const n = asked.length;
+    tell(
+      out,
+      `Searched ${n === 1 ? 'the detail' : `all ${n} details`}. A line's Search opens the search page with that detail filled in, to see its reports or dispute a member report.`,
+    );
   });
   onSubmitOnce(byId<HTMLFormElement>('review-close-form'), async () => {
     if (!current) return;
@@ -133,11 +168,7 @@ export function initReviews(): void {
     form.hidden = true;
     // The panel says the request is closed at once, as it will when opened again.
     const closed = data.data.request;
-    byId('review-facts').append(
-      ...factPairs([
-        ['Closed', `${momentText(closed.closedAt ?? '')}: ${OUTCOMES[closed.outcome ?? ''] ?? closed.outcome}. ${note}`],
-      ]),
-    );
+    byId('review-facts').append(...closedFacts(closed.closedAt ?? '', closed.outcome, note));
     tell(byId('review-message'), `Closed: ${OUTCOMES[data.data.request.outcome ?? ''] ?? ''}.`);
     byId('review-title').focus();
     await loadReviews();

@@ -4,7 +4,7 @@
 // server's log, as a path or a query would. The request that reads the status carries it in its
 // path, to the service alone (the pages load nothing from anywhere else).
 import { byId, factPairs, momentText, tell, waitInWords } from './common.js';
-import { showContactLine, showStatusContact } from './contact.js';
+import { type StatusContact, showContactLine, showStatusContact } from './contact.js';
 
 const STATUS_PREFIX = '#status/';
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
@@ -19,6 +19,15 @@ export interface StatusWords {
   heading: string;
   meaning: string;
   next: string;
+  /** The one way to our team said under `next` (contact.ts); "Something here looks wrong?" when none is given. */
+  contact?: StatusContact;
+}
+
+const SHORT_REFERENCE = /^[0-9a-f]{4}-?[0-9a-f]{4}$/i;
+
+/** The short reference (3F0C-2A1E) is what a person most often has instead of the id: said so, not "not found". */
+function shortReference(noun: string): string {
+  return `That is the short reference. We need the full ${noun} ID: 36 letters, digits and dashes.`;
 }
 
 export interface StatusPage<A extends { reference: string }> {
@@ -76,7 +85,7 @@ export function initStatusPage<A extends { reference: string }>(page: StatusPage
     byId('status-meaning').textContent = words.meaning;
     byId('status-next').textContent = words.next;
     byId('status-facts').replaceChildren(...factPairs(page.facts(answer, id)));
-    void showStatusContact(answer.reference);
+    void showStatusContact(answer.reference, words.contact);
     address.value = `${location.origin}${page.path}${statusHash(id)}`;
     copyMessage.textContent = '';
     problem.hidden = true;
@@ -88,9 +97,10 @@ export function initStatusPage<A extends { reference: string }>(page: StatusPage
     current = id;
     result.hidden = true;
     problem.hidden = true;
-    // Not an id at all (a reference, half an id): the same words as an id no one has, without asking.
+    // Not an id at all, without asking: the short reference (a link written out by hand) said as
+    // the paste box says it; half an id, in the same words as an id no one has.
     if (!WHOLE_UUID.test(id)) {
-      showProblem(page.notFound, false);
+      showProblem(SHORT_REFERENCE.test(id) ? shortReference(page.noun) : page.notFound, false);
       return;
     }
     statusLine.textContent = `Checking your ${page.noun}…`;
@@ -160,8 +170,8 @@ export function initStatusPage<A extends { reference: string }>(page: StatusPage
       pastedMessage.textContent =
         text === ''
           ? `Paste the ${page.noun} ID first.`
-          : /^[0-9a-f]{4}-?[0-9a-f]{4}$/i.test(text)
-            ? `That is the short reference. We need the full ${page.noun} ID: 36 letters, digits and dashes.`
+          : SHORT_REFERENCE.test(text)
+            ? shortReference(page.noun)
             : `That is not a full ${page.noun} ID: it has 36 letters, digits and dashes. Check you copied all of it.`;
       pasted.focus();
       return;

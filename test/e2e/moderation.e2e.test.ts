@@ -17,6 +17,61 @@ let page: Page;
 let moderator: Awaited<ReturnType<typeof invite>>;
 let secret = '';
 
+/**
+ * Whether an element starts at the top of the screen (within 40 px of its edge), or as near as the
+ * page scrolls: a short page ends before its last heading can reach the top.
+ */
+const atTop = (selector: string) =>
+  page.evaluate((s) => {
+    const top = document.querySelector(s)?.getBoundingClientRect().top ?? Number.NaN;
+    const scrolledToEnd = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 1;
+    return top >= 0 && (top < 40 || scrolledToEnd);
+  }, selector);
+
+/**
+ * The values in the text of `selector` that a line break cuts: phone numbers, and either half of an
+ * e-mail address (a break just after its @ is allowed, as emailText offers it).
+ */
+function cutValues(selector: string): Promise<string[]> {
+  return page.evaluate((s) => {
+    const cut: string[] = [];
+    for (const element of document.querySelectorAll(s)) {
+      const nodes: Text[] = [];
+      const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+      while (walker.nextNode()) nodes.push(walker.currentNode as Text);
+      // A place in the element's whole text as a text node and an offset in it.
+      const at = (offset: number): [Text, number] => {
+        let left = offset;
+        for (const node of nodes) {
+          if (left <= node.length) return [node, left];
+          left -= node.length;
+        }
+        throw new Error('past the end');
+      };
+      const text = nodes.map((node) => node.data).join('');
+      for (const match of text.matchAll(/\+?\d[\d ()]{6,}\d|[^\s,@]+@|(?<=@)[^\s,]+/g)) {
+        const range = document.createRange();
+        range.setStart(...at(match.index));
+        range.setEnd(...at(match.index + match[0].length));
+        const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        if (lines.size > 1) cut.push(match[0]);
+      }
+    }
+    return cut;
+  }, selector);
+}
+
+/** How wide the fact whose value contains `text` is, as a share of its whole grid. */
+const factShare = (grid: string, text: string) =>
+  page.evaluate(
+    ([g, t]) => {
+      const dl = document.querySelector(g as string);
+      const dd = [...(dl?.querySelectorAll('dd') ?? [])].find((d) => d.textContent?.includes(t as string));
+      return dl && dd ? dd.getBoundingClientRect().width / dl.getBoundingClientRect().width : 0;
+    },
+    [grid, text],
+  );
+
 describe.skipIf(!hasChromium)('the operators’ moderation queue in the desk, in Chromium at 360 px', () => {
   beforeAll(async () => {
     t = await buildTestApp({ config: { publicUrl: base }, now: clock.now });
@@ -66,8 +121,15 @@ describe.skipIf(!hasChromium)('the operators’ moderation queue in the desk, in
     expect(await page.evaluate(() => document.activeElement?.closest('#view-moderation')?.tagName)).toBe('SECTION');
     await page.click('#moderation-list li:first-child button');
     await expect.poll(() => page.isVisible('#moderation-report')).toBe(true);
+    // The keyboard and the eye start at the report's title, at the top of the screen with the report
+    // under it (focus on the whole panel scrolled the title off the top).
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('moderation-title');
+    expect(await atTop('#moderation-title')).toBe(true);
     expect(await page.textContent('#moderation-identifiers')).toMatch(/Phone number: \+234/);
     expect(await page.textContent('#moderation-details')).toMatch(/Amount lost\s*NGN 250,000/);
+    // The victim's and the reporter's phone numbers and addresses stay whole ("+23480987654" over "32").
+    expect(await page.textContent('#moderation-details')).toMatch(/Reporter\s*Ola Ade, ola@example\.org, \+234\d{10}/);
+    expect(await cutValues('#moderation-details dd')).toEqual([]);
     expect(await page.textContent('#moderation-title')).toContain('waiting for a decision');
     // The evidence the decision rests on opens from here: the file's own bytes.
     expect(await page.locator('#moderation-evidence a').count()).toBe(1);
@@ -106,6 +168,8 @@ describe.skipIf(!hasChromium)('the operators’ moderation queue in the desk, in
     await page.fill('#moderation-reference', reference.toLowerCase());
     await page.press('#moderation-reference', 'Enter');
     await expect.poll(() => page.textContent('#moderation-title')).toContain('published');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('moderation-title');
+    expect(await atTop('#moderation-title')).toBe(true);
     expect(await page.textContent('#moderation-details')).toContain(reference.toUpperCase());
     expect(await page.isVisible('#moderation-publish')).toBe(false);
     expect(await page.textContent('#reject-button')).toBe('Take down');
@@ -158,18 +222,52 @@ describe.skipIf(!hasChromium)('the operators’ moderation queue in the desk, in
     expect(await page.textContent('#reviews-list')).toContain('Phone number');
     await page.click('#reviews-list li:first-child button');
     await expect.poll(() => page.isVisible('#review')).toBe(true);
+    // The request's title at the top of the screen with its details under it, not at the bottom edge.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('review-title');
+    expect(await atTop('#review-title')).toBe(true);
     expect(await page.textContent('#review-facts')).toContain('chidi.eze@example.com');
+    expect(await cutValues('#review-facts dd')).toEqual([]);
     expect(await page.textContent('#review-identifiers')).toContain('+2348032223344');
     await page.click('#review-search');
     // The phone is on a public report published earlier in this file (then taken down): none listed now.
-    await expect.poll(() => page.textContent('#review-search-message')).toMatch(/0 member reports, 0 public reports/);
+    await expect
+      .poll(() => page.textContent('#review-search-results'))
+      .toMatch(/Phone number: \+2348032223344\s*0 member reports, 0 public reports/);
+    // Each detail searched has its own Search, which opens the search page with it (no retyping).
+    const searchPhone = page.getByRole('button', { name: 'Search Phone number: +2348032223344' });
+    expect(await searchPhone.count()).toBe(1);
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
     await page.selectOption('#review-outcome', 'not_listed');
-    await page.fill('#review-note', 'Nothing is listed under this number; told him by e-mail.');
+    const note =
+      'Nothing is listed under this number: the one public report that named it was taken down. Told him so by e-mail on the day.';
+    await page.fill('#review-note', note);
     await page.click('#review-close-form button[type=submit]');
     await expect.poll(() => page.textContent('#review-message')).toBe('Closed: nothing was listed.');
     const closed = await t.database.db.selectFrom('review_requests').select(['status', 'outcome']).executeTakeFirstOrThrow();
     expect(closed).toEqual({ status: 'closed', outcome: 'not_listed' });
+    // The closing note reads as a paragraph across the panel, not squeezed into one cell of the grid.
+    expect(await factShare('#review-facts', 'Told him so')).toBeGreaterThan(0.95);
+    expect(await fitsWidth(page)).toBe(true);
+
+    await searchPhone.click();
+    await expect.poll(() => page.isVisible('#view-search')).toBe(true);
+    expect(await page.inputValue('#search-label')).toBe('phone');
+    expect(await page.inputValue('#search-value')).toBe('+2348032223344');
+    await expect.poll(() => page.getAttribute('#search-result', 'data-render-ms')).not.toBeNull();
+
+    // Back to the request, closed: opened again, it says the same, and its title is at the top again.
+    await page.goBack();
+    await expect.poll(() => page.isVisible('#view-reviews')).toBe(true);
+    await page.selectOption('#reviews-status', 'closed');
+    await page.click('#reviews-filter button[type=submit]');
+    await expect.poll(() => page.textContent('#reviews-list')).toContain(reference as string);
+    await page.click('#reviews-list li:first-child button');
+    await expect.poll(() => page.textContent('#review-facts')).toContain(note);
+    expect(await factShare('#review-facts', note)).toBeGreaterThan(0.95);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('review-title');
+    expect(await atTop('#review-title')).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
   });
 });

@@ -14,7 +14,8 @@ let page: Page;
 
 describe.skipIf(!hasChromium)('the public report form at /report, in Chromium at 360 px', () => {
   beforeAll(async () => {
-    t = await buildTestApp({ config: { publicUrl: base, publicReportsPerHour: 3 } });
+    // Uploads: more than the 6 an hour a person gets, as every test here uploads from one address.
+    t = await buildTestApp({ config: { publicUrl: base, publicReportsPerHour: 3, publicUploadsPerHour: 30 } });
     await t.app.listen({ port: PORT, host: '127.0.0.1' });
     browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 360, height: 780 } })).newPage();
@@ -29,6 +30,17 @@ describe.skipIf(!hasChromium)('the public report form at /report, in Chromium at
     await expect.poll(() => page.locator('#institution option').count()).toBeGreaterThan(5);
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
+    // Each kind of fraud, once chosen, is read whole in its closed list ("Tricked into paying or sharing d").
+    const cut = await page.evaluate(() => {
+      const select = document.getElementById('fraudType') as HTMLSelectElement;
+      const style = getComputedStyle(select);
+      const context = document.createElement('canvas').getContext('2d') as CanvasRenderingContext2D;
+      context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+      // The room for text: the box less its padding and the arrow (about 1.5rem).
+      const room = select.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight) - 24;
+      return [...select.options].map((o) => o.text).filter((text) => context.measureText(text).width > room);
+    });
+    expect(cut).toEqual([]);
   });
 
   it('shows the service’s own messages beside the fields a person gets wrong', async () => {
@@ -47,9 +59,18 @@ describe.skipIf(!hasChromium)('the public report form at /report, in Chromium at
     expect(await page.textContent('#report-form')).toContain('Choose the kind of fraud from the list');
     await page.selectOption('#fraudType', 'romance_fraud');
     await page.fill('#fraudReason', 'He said he loved me, then asked for money to visit, and vanished once I had paid him.');
+    // Corrected, a field loses its mark and its message at once, before anything is sent again; the
+    // phone, not touched, keeps its own.
+    expect(await page.getAttribute('#fraudReason', 'aria-invalid')).toBeNull();
+    expect(await page.getAttribute('#fraudReason', 'aria-describedby')).toBe('reason-hint reason-count');
+    expect(await page.getAttribute('#fraudType', 'aria-invalid')).toBeNull();
+    expect(await page.textContent('#report-form')).not.toContain('Choose the kind of fraud from the list');
+    expect(await page.getAttribute('#identifier-0-value', 'aria-invalid')).toBe('true');
+    const answered = page.waitForResponse('**/api/v1/public/reports');
     await page.click('#submit');
-    // The phone was already marked by the first answer: the second is known by the story's mark going.
-    await expect.poll(() => page.getAttribute('#fraudReason', 'aria-invalid')).toBeNull();
+    await answered;
+    await expect.poll(() => page.textContent('#form-message')).toContain('correct the marked fields');
+    expect(await page.getAttribute('#fraudReason', 'aria-invalid')).toBeNull();
     expect(await page.getAttribute('#identifier-0-value', 'aria-invalid')).toBe('true');
     expect(await page.textContent('.field-error')).toMatch(/phone/i);
     expect(await seriousViolations(page)).toEqual([]);
@@ -97,7 +118,54 @@ describe.skipIf(!hasChromium)('the public report form at /report, in Chromium at
     expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-invalid'))).toBe('true');
   });
 
-  it('refuses a file that is not evidence, and says which files can be used', async () => {
+  it('says what to check in plain words, not the service’s (NUBAN, ASCII, "at least 0"), and keeps the label in sight', async () => {
+    await page.goto(`${base}/report`);
+    await page.selectOption('#fraudType', 'romance_fraud');
+    await page.fill('#eventDate', '2026-11-01');
+    await page.locator('#institution').selectOption({ index: 3 });
+    await page.fill('#fraudReason', 'He said he loved me, then asked for money to visit, and vanished once I had paid him.');
+    // 0010246780 is a good Access Bank number; its last digit changed, the check digit fails.
+    await page.selectOption('#identifier-0-label', 'account');
+    await page.fill('#identifier-0-value', '0010246781');
+    await page.selectOption('#identifier-0-bank', 'access-bank');
+    await page.click('#add-identifier');
+    await page.selectOption('#identifier-1-label', 'email');
+    await page.fill('#identifier-1-value', 'scammer at gmail');
+    await page.fill('#victimEmail', 'mama@');
+    await page.fill('#amountLost', '-5000');
+    await page.click('#submit');
+    await expect.poll(() => page.getAttribute('#amountLost', 'aria-invalid')).toBe('true');
+    const said = (await page.locator('#report-form .field-error').allTextContents()).join(' | ');
+    expect(said).toContain('This account number does not match Access Bank. Check the 10 digits and the bank.');
+    expect(said.split('Check the e-mail address: it looks incomplete or has spaces.').length).toBe(3);
+    expect(said).toContain('The amount cannot be below zero.');
+    expect(said).not.toMatch(/NUBAN|check digit|ASCII|at least 0/i);
+    // The keyboard is on the first marked field, with its label and hint in sight above it.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('identifier-0-value');
+    const top = (selector: string) => page.evaluate((s) => document.querySelector(s)?.getBoundingClientRect().top, selector);
+    expect(await top('label[for="identifier-0-value"]')).toBeGreaterThanOrEqual(0);
+    expect(await top('#identifier-0-hint')).toBeGreaterThanOrEqual(0);
+    // However the browser brings a field up to the screen's top edge (Chromium's focus may centre
+    // it, or align it, as the scroll below does), its label and hint come with it: the story's too.
+    for (const field of ['identifier-0-value', 'fraudReason', 'amountLost']) {
+      await page.evaluate((id) => {
+        window.scrollTo(0, document.body.scrollHeight);
+        document.getElementById(id)?.scrollIntoView();
+      }, field);
+      expect(await top(`label[for="${field}"]`), field).toBeGreaterThanOrEqual(0);
+    }
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
+
+    // The amount corrected: its message goes at once; the others stay until their fields are edited.
+    await page.fill('#amountLost', '5000');
+    expect(await page.getAttribute('#amountLost', 'aria-invalid')).toBeNull();
+    expect(await page.textContent('#report-form')).not.toContain('below zero');
+    expect(await page.locator('#report-form .field-error').count()).toBe(3);
+    expect(await page.getAttribute('#victimEmail', 'aria-invalid')).toBe('true');
+  });
+
+  it('refuses a file that is not evidence, and says which files can be used, in sight', async () => {
     await page.goto(`${base}/report`);
     await page.setInputFiles('#evidence', {
       name: 'photo.png',
@@ -105,7 +173,76 @@ describe.skipIf(!hasChromium)('the public report form at /report, in Chromium at
       buffer: Buffer.from('MZ not really a picture'),
     });
     await expect.poll(() => page.textContent('#evidence-list')).toContain('not added');
-    expect(await page.textContent('#evidence-list')).toContain('PDF, PNG, JPEG or WebP');
+    expect(await page.textContent('#evidence-list')).toContain('PNG, JPEG or WebP) or a PDF');
+    // Said once, and in sight: the list is under the picker, below the screen's edge as the page opens.
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.setInputFiles('#evidence', { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('my notes') });
+    const line = page.locator('#evidence-list li', { hasText: 'notes.txt' });
+    await expect
+      .poll(() => line.textContent())
+      .toContain('notes.txt: not added — send a photo or screenshot (PNG, JPEG or WebP) or a PDF.');
+    expect(await line.textContent()).not.toMatch(/recognised|PDF, PNG, JPEG or WebP/);
+    const inSight = await line.evaluate((li) => {
+      const box = li.getBoundingClientRect();
+      // Within a pixel: a line's edge may fall on a fraction of one.
+      return box.top >= 0 && box.bottom <= window.innerHeight + 1;
+    });
+    expect(inSight).toBe(true);
+    expect(await page.getAttribute('#evidence-list', 'aria-live')).toBe('polite');
+  });
+
+  it('keeps a long file name on the screen, and says when a file could not be sent for want of a connection', async () => {
+    await page.goto(`${base}/report`);
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    const name = 'WhatsApp_Image_2026-11-20_at_14.32.55_transfer_receipt_from_my_bank_app.png';
+    await page.setInputFiles('#evidence', { name, mimeType: 'image/png', buffer: png });
+    await expect.poll(() => page.textContent('#evidence-list')).toContain('added ✓');
+    expect(await fitsWidth(page)).toBe(true);
+
+    await page.context().setOffline(true);
+    try {
+      await page.setInputFiles('#evidence', { name: 'receipt2.png', mimeType: 'image/png', buffer: png });
+      await expect
+        .poll(() => page.textContent('#evidence-list'))
+        .toContain(
+          "receipt2.png: not added — we couldn't reach Redflag. Check your internet connection, then choose the file again.",
+        );
+    } finally {
+      await page.context().setOffline(false);
+    }
+  });
+
+  it('says when the connection is lost while sending, keeps what was typed, and the button works again', async () => {
+    const uncaught: string[] = [];
+    page.on('pageerror', (error) => uncaught.push(error.message));
+    await page.goto(`${base}/report`);
+    await page.selectOption('#fraudType', 'romance_fraud');
+    await page.fill('#eventDate', '2026-11-01');
+    await page.locator('#institution').selectOption({ index: 3 });
+    await page.fill('#fraudReason', 'He said he loved me, then asked for money to visit, and vanished once I had paid him.');
+    await page.fill('#identifier-0-value', '0803 123 4567');
+    await page.context().setOffline(true);
+    try {
+      await page.click('#submit');
+      await expect
+        .poll(() => page.textContent('#form-message'))
+        .toBe("We couldn't reach Redflag, so nothing was sent. Check your internet connection, then press Send again.");
+    } finally {
+      await page.context().setOffline(false);
+    }
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('form-message');
+    expect(await page.getAttribute('#report-form', 'aria-busy')).toBeNull();
+    expect(await page.inputValue('#identifier-0-value')).toBe('0803 123 4567');
+    expect(uncaught).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
+    // The button works again (a refused try, so the hourly limit below is not touched).
+    await page.fill('#fraudReason', 'Too short.');
+    await page.click('#submit');
+    await expect.poll(() => page.getAttribute('#fraudReason', 'aria-invalid')).toBe('true');
+    page.removeAllListeners('pageerror');
   });
 
   it('files a report with evidence and shows a reference', async () => {
@@ -189,6 +326,11 @@ describe.skipIf(!hasChromium)('the public report form at /report, in Chromium at
     await page.keyboard.press('Enter');
     await expect.poll(() => page.textContent('#status-form-message')).toContain('short reference');
     expect(await page.getAttribute('#status-id', 'aria-invalid')).toBe('true');
+    // The same short reference in a link (typed out by hand): the same help, not "we can't find".
+    await page.goto(`${base}/report#status/${`${id.slice(0, 4)}-${id.slice(4, 8)}`.toUpperCase()}`);
+    await expect
+      .poll(() => page.textContent('#status-error'))
+      .toBe('That is the short reference. We need the full report ID: 36 letters, digits and dashes.');
 
     // The whole id, pasted in capitals with spaces around it, opens its status.
     await page.fill('#status-id', `  ${id.toUpperCase()} `);
@@ -205,6 +347,21 @@ describe.skipIf(!hasChromium)('the public report form at /report, in Chromium at
     if ((await page.textContent('#copy-message'))?.includes('Link copied')) {
       expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${base}/report#status/${id}`);
     }
+
+    // With an address to write to (none is set here), one way to our team: no answer is promised
+    // to a person who filed a report, so none is said to have gone missing.
+    const contact = '**/api/v1/meta-data/contact';
+    await page.route(contact, (route) =>
+      route.fulfill({ json: { success: true, message: 'Contact fetched', data: { contact: { email: 'help@example.org' } } } }),
+    );
+    await page.reload();
+    const reference = `${id.slice(0, 4)}-${id.slice(4, 8)}`.toUpperCase();
+    await expect
+      .poll(() => page.textContent('#status-contact'))
+      .toBe(`Something here looks wrong? Write to our team at help@example.org, and quote the reference ${reference}.`);
+    await page.unroute(contact);
+    // The page keeps the address it was given: the next test starts from a page that asks again.
+    await page.goto('about:blank');
   });
 
   it('says when the network fails, and tries again', async () => {

@@ -93,6 +93,10 @@ describe.skipIf(!hasChromium)('the review request status page at /review#status/
     expect(waiting).toContain('We cannot say exactly when');
     expect(waiting).not.toMatch(/\d+ days|working days|within/);
     expect(await page.textContent('#status-facts')).not.toContain('Answered');
+    // Not answered yet: no answer is said to have gone missing.
+    await expect
+      .poll(() => page.textContent('#status-contact'))
+      .toBe(`Something here looks wrong? Write to our team at ${CONTACT}, and quote the reference ${reference}.`);
     expect(await page.inputValue('#status-address')).toBe(`${base}${href}`);
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
@@ -111,7 +115,7 @@ describe.skipIf(!hasChromium)('the review request status page at /review#status/
     expect(closed.statusCode, closed.body).toBe(200);
     await page.reload();
     await expect.poll(() => page.textContent('#status-heading')).toBe('Answered');
-    // What the page says of the request; the operators' own address is said apart, below it.
+    // What the page says of the request; the way to the operators is said apart, once, under it.
     const answered = [
       await page.textContent('#status-meaning'),
       await page.textContent('#status-next'),
@@ -120,19 +124,39 @@ describe.skipIf(!hasChromium)('the review request status page at /review#status/
     await expect
       .poll(() => page.textContent('#status-contact'))
       .toBe(
-        `Something here looks wrong, or an answer never reached you? Write to our team at ${CONTACT}, and quote the reference ${reference}.`,
+        `Their answer did not reach you, or something here looks wrong? Write to our team at ${CONTACT}, and quote the reference ${reference}.`,
       );
     expect(answered).toMatch(
       /Our team marked your request as answered on \d{1,2} [A-Z][a-z]{2} \d{4}: they answer at the e-mail or phone you gave/,
     );
-    expect(answered).toContain(`quote the reference ${reference}`);
-    expect(answered).toContain('send a new request on this page');
+    expect(answered).toContain('look in its spam or junk folder');
+    // One instruction, not a second that disagrees (this page has no form to send a request on).
+    expect(answered).not.toContain('quote the reference');
+    expect(answered).not.toMatch(/new request|on this page, say/);
     expect(await page.textContent('#status-facts')).toContain('Answered');
     for (const secret of ['not_listed', 'Nothing is listed', 'disputed', 'declined', 'chidi', '3344', '@']) {
       expect(answered, secret).not.toContain(secret);
     }
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
+
+    // A service with no address to write to: the one way left is a new request, through the form.
+    const contact = '**/api/v1/meta-data/contact';
+    await page.route(contact, (route) =>
+      route.fulfill({ json: { success: true, message: 'Contact fetched', data: { contact: { email: null } } } }),
+    );
+    await page.reload();
+    await expect
+      .poll(() => page.textContent('#status-contact'))
+      .toBe(
+        `Their answer did not reach you? Send a new request, say that their answer did not reach you, and quote the reference ${reference}.`,
+      );
+    expect(await page.getAttribute('#status-contact a', 'href')).toBe('/review');
+    expect(await page.textContent('#status-result')).not.toContain('Write to our team');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.unroute(contact);
+    // The page keeps the address it was given: the next test starts from a page that asks again.
+    await page.goto('about:blank');
   });
 
   it('checks a pasted request id, and says plainly when it finds none', async () => {
@@ -197,5 +221,76 @@ describe.skipIf(!hasChromium)('the review request status page at /review#status/
     expect(await page.isVisible('#status-retry')).toBe(true);
     expect(await seriousViolations(page)).toEqual([]);
     expect(await fitsWidth(page)).toBe(true);
+  });
+
+  it('says in plain words what to check on the form, with the label in sight, and drops a message once corrected', async () => {
+    await page.goto(`${base}/review`);
+    await page.fill('#name', 'Chidi Eze');
+    await page.fill('#email', 'chidi at example');
+    await page.selectOption('#identifier-0-label', 'account');
+    await page.fill('#identifier-0-value', '00102467');
+    await page.selectOption('#identifier-0-bank', 'access-bank');
+    await page.fill('#statement', STATEMENT);
+    await page.click('#submit');
+    await expect.poll(() => page.getAttribute('#identifier-0-value', 'aria-invalid')).toBe('true');
+    const said = (await page.locator('#review-form .field-error').allTextContents()).join(' | ');
+    expect(said).toBe('Check the e-mail address: it looks incomplete or has spaces. | An account number has 10 digits.');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('email');
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsWidth(page)).toBe(true);
+
+    // Corrected, the e-mail address loses its mark and message at once; the account keeps its own.
+    await page.fill('#email', 'chidi@example.com');
+    expect(await page.getAttribute('#email', 'aria-invalid')).toBeNull();
+    expect(await page.getAttribute('#email', 'aria-describedby')).toBe('contact-hint');
+    expect(await page.locator('#review-form .field-error').allTextContents()).toEqual(['An account number has 10 digits.']);
+
+    // Sent again, the keyboard goes up to the account number, with its label and hint in sight
+    // rather than above the screen's edge.
+    await page.click('#submit');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('identifier-0-value');
+    const top = (selector: string) => page.evaluate((s) => document.querySelector(s)?.getBoundingClientRect().top, selector);
+    expect(await top('label[for="identifier-0-value"]')).toBeGreaterThanOrEqual(0);
+    // However it is brought up to the screen's top edge (Chromium's focus may centre it instead).
+    await page.evaluate(() => {
+      window.scrollTo(0, document.body.scrollHeight);
+      document.getElementById('identifier-0-value')?.scrollIntoView();
+    });
+    expect(await top('label[for="identifier-0-value"]')).toBeGreaterThanOrEqual(0);
+  });
+
+  it('says when the connection drops while sending ("Sending…" not in the error red), and sends again', async () => {
+    const uncaught: string[] = [];
+    page.on('pageerror', (error) => uncaught.push(error.message));
+    await page.goto(`${base}/review`);
+    await page.fill('#name', 'Chidi Eze');
+    await page.fill('#email', 'chidi.eze@example.com');
+    await page.fill('#identifier-0-value', uniquePhone());
+    await page.fill('#statement', STATEMENT);
+    // The request held on its way, then dropped.
+    let drop: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      drop = resolve;
+    });
+    await page.route(`**${PUBLIC}`, async (route) => {
+      await held;
+      await route.abort('internetdisconnected');
+    });
+    await page.click('#submit');
+    await expect.poll(() => page.textContent('#form-message')).toBe('Sending…');
+    expect(await page.$eval('#form-message', (p) => getComputedStyle(p).color)).toBe('rgb(27, 31, 36)');
+    drop();
+    await expect
+      .poll(() => page.textContent('#form-message'))
+      .toBe("We couldn't reach Redflag, so nothing was sent. Check your internet connection, then press Send again.");
+    expect(await page.$eval('#form-message', (p) => getComputedStyle(p).color)).toBe('rgb(164, 22, 26)');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('form-message');
+    expect(uncaught).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.unroute(`**${PUBLIC}`);
+    // The same button, pressed again, sends what is still on the page.
+    await page.click('#submit');
+    await expect.poll(() => page.isVisible('#done')).toBe(true);
+    page.removeAllListeners('pageerror');
   });
 });
