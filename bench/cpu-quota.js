@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { childrenOf } from './service.js';
 
 const V1_ROOT = '/sys/fs/cgroup/cpu';
 const V2_ROOT = '/sys/fs/cgroup';
@@ -24,20 +25,19 @@ export function cpuQuotaUnavailable() {
   const probe = path.join(kind === 'v1' ? V1_ROOT : V2_ROOT, `redflag-bench-probe-${process.pid}`);
   try {
     fs.mkdirSync(probe);
-    fs.rmdirSync(probe);
-    return undefined;
   } catch (error) {
     return `cannot create a cgroup (${error.code ?? error.message}): run the bench as root`;
   }
-}
-
-function childPids(pid) {
-  const pids = [];
-  for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
-    const text = fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
-    if (text) pids.push(...text.split(/\s+/).map(Number));
+  try {
+    // A quota set on the probe, as the run will set it (on v2 the cpu controller must be enabled below the root).
+    if (kind === 'v1') fs.writeFileSync(path.join(probe, 'cpu.cfs_quota_us'), String(PERIOD_US));
+    else fs.writeFileSync(path.join(probe, 'cpu.max'), `${PERIOD_US} ${PERIOD_US}`);
+    return undefined;
+  } catch (error) {
+    return `cannot set a CPU quota (${error.code ?? error.message})${kind === 'v2' ? ': enable the cpu controller in cgroup.subtree_control' : ''}`;
+  } finally {
+    fs.rmdirSync(probe);
   }
-  return pids;
 }
 
 /**
@@ -50,7 +50,7 @@ export async function limitWorkers(pid, workers, cores) {
   const kind = hierarchy();
   let targets = [];
   for (const deadline = Date.now() + 30_000; ; ) {
-    targets = workers > 1 ? childPids(pid) : [pid];
+    targets = workers > 1 ? childrenOf(pid) : [pid];
     if (targets.length >= workers) break;
     if (Date.now() > deadline) throw new Error(`only ${targets.length} of ${workers} workers appeared`);
     await sleep(100);

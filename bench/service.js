@@ -16,7 +16,8 @@ export function freePort() {
   });
 }
 
-function childrenOf(pid) {
+/** The process ids of a process's children (a cluster's workers), none once it is gone. */
+export function childrenOf(pid) {
   const children = [];
   try {
     for (const task of fs.readdirSync(`/proc/${pid}/task`)) {

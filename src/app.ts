@@ -264,6 +264,7 @@ export async function buildApp({
     mailer,
     deskUrl: `${config.publicUrl}/#watchlist`,
     settleSeconds: WATCHLIST_ALERT_SETTLE_SECONDS,
+    log: app.log,
   });
   await app.register(watchlistAlertsRoutes, { alerts: watchlistAlerts });
 

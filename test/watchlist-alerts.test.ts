@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMailer } from '../src/modules/users/mailer.js';
+import { createWatchlistAlerts } from '../src/modules/watchlists/watchlist-alerts.service.js';
 import { localPhone } from './helpers/identifiers.js';
 import { createUser, testClock } from './helpers/people.js';
 import { createCompany, createOperator, key } from './helpers/principals.js';
@@ -153,9 +155,61 @@ describe('e-mail alerts about watched customers', () => {
     const after = await sql<{ n: string }>`select count(*) as n from webhook_events e join users u on u.company_id = e.company_id
       where u.email = ${`refused.${refused.email}`} and e.created_at > u.watchlist_alerts_after`.execute(t.database.db);
     expect(Number(after.rows[0]?.n)).toBe(1);
-    // The admin, told, is not mailed again by the retry.
-    await runAlerts();
+    // Neither is mailed by the next run: the admin was told, the refused person waits an hour.
+    expect(await runAlerts()).toMatchObject({ items: 0 });
     expect(mailsTo(admin.email)).toHaveLength(1);
+    // An hour later the refused person is tried again (and refused again, said again).
+    await sql`update users set watchlist_alerts_failed_at = watchlist_alerts_failed_at - interval '61 minutes'
+      where company_id = ${bank.companyId}`.execute(t.database.db);
+    expect((await runAlerts()).error).toMatch(/^1 of 1 watchlist alert mails failed \(0 sent\)/);
+  });
+
+  it.runIf(process.env.TEST_DATABASE_URL)('waits for a transaction still open, which may yet commit an older event', async () => {
+    const { bank, phone } = await watchingMember();
+    const reporter = await createCompany(t);
+    const analyst = await createUser(t, clock, { companyId: bank.companyId }, 'analyst');
+    expect((await setAlerts(analyst.headers, true)).statusCode).toBe(200);
+    // The service's own job, with no settling time, so only the open transaction holds it back.
+    const mailer = createMailer(`smtp://127.0.0.1:${PORT}`, 'Redflag <desk@redflag.example>');
+    const alerts = createWatchlistAlerts({ db: t.database.db, mailer, deskUrl: 'http://desk', settleSeconds: 0, log: console });
+    const pg = (await import('pg')).default;
+    const other = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await other.connect();
+    try {
+      // A transaction begun before the report, still open: its events would be stamped earlier.
+      await other.query('begin');
+      await other.query('select now()');
+      await createReport(t, reporter.apiKey, { identifiers: [{ label: 'phone', value: phone }] });
+      expect(await alerts.sendDue()).toBe(0);
+      await other.query('commit');
+      expect(await alerts.sendDue()).toBe(1);
+      expect(mailsTo(analyst.email)).toHaveLength(1);
+    } finally {
+      await other.end();
+      mailer?.close();
+    }
+  });
+
+  it('leaves out a removed person, a viewer and a suspended member', async () => {
+    const { bank, phone } = await watchingMember();
+    const reporter = await createCompany(t);
+    const stays = await createUser(t, clock, { companyId: bank.companyId }, 'analyst');
+    const removed = await createUser(t, clock, { companyId: bank.companyId }, 'analyst');
+    const demoted = await createUser(t, clock, { companyId: bank.companyId }, 'admin', { totp: true });
+    for (const person of [stays, removed, demoted]) expect((await setAlerts(person.headers, true)).statusCode).toBe(200);
+    const db = t.database.db;
+    await sql`update users set status = 'removed' where email = ${removed.email}`.execute(db);
+    await sql`update users set role = 'viewer' where email = ${demoted.email}`.execute(db);
+    await createReport(t, reporter.apiKey, { identifiers: [{ label: 'phone', value: phone }] });
+    await age(bank.companyId);
+    expect((await runAlerts()).items).toBe(1);
+    expect(mailsTo(stays.email)).toHaveLength(1);
+
+    await createReport(t, reporter.apiKey, { identifiers: [{ label: 'phone', value: phone }] });
+    await age(bank.companyId);
+    await sql`update companies set status = 'suspended' where id = ${bank.companyId}`.execute(db);
+    expect((await runAlerts()).items).toBe(0);
+    expect(mailsTo(stays.email)).toHaveLength(1);
   });
 
   it('refuses a viewer and an operator (they watch no customers), and a service that sends no e-mail', async () => {

@@ -40,6 +40,13 @@ async function loadAlerts(): Promise<void> {
   byId('alerts-box').hidden = !alerts || (!alerts.available && !alerts.on);
   byId<HTMLInputElement>('alerts-on').checked = alerts?.on ?? false;
   clearFieldErrors(byId('alerts-form'));
+  // On, but no longer sent (the person is now a viewer, or the service stopped sending e-mail):
+  // said, so the ticked box does not promise mail that will not come.
+  tell(
+    byId('alerts-message'),
+    alerts?.on && !alerts.available ? 'No e-mails are sent to you now. Untick and save to turn them off.' : '',
+    'neutral',
+  );
 }
 
 export function initAccount(deps: typeof desk): void {

@@ -310,10 +310,15 @@ function clearFieldError(form: HTMLElement, field: Element): void {
   const ids = (field.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean);
   for (const id of ids.filter((id) => id.startsWith('err-'))) form.querySelector(`#${CSS.escape(id)}`)?.remove();
   field.removeAttribute('aria-invalid');
-  field.setAttribute('aria-describedby', ids.filter((id) => !id.startsWith('err-')).join(' '));
+  const kept = ids.filter((id) => !id.startsWith('err-')).join(' ');
+  if (kept) field.setAttribute('aria-describedby', kept);
+  else field.removeAttribute('aria-describedby');
 }
 
 const clearsOnEdit = new WeakSet<HTMLElement>();
+/** Each form's message line, where showFieldErrors said "Please correct the marked fields". */
+const formMessages = new WeakMap<HTMLElement, HTMLElement>();
+const CORRECT_THE_MARKED = 'Please correct the marked fields.';
 
 /**
  * A marked field loses its error as soon as the person edits it: left up, "Write the amount in
@@ -325,7 +330,11 @@ function clearOnEdit(form: HTMLElement): void {
   clearsOnEdit.add(form);
   const edited = (event: Event) => {
     const field = (event.target as Element | null)?.closest('[aria-invalid]');
-    if (field && form.contains(field)) clearFieldError(form, field);
+    if (!field || !form.contains(field)) return;
+    clearFieldError(form, field);
+    // The last marked field corrected, and nothing else was said: nothing is left to correct.
+    const message = formMessages.get(form);
+    if (message?.textContent?.trim() === CORRECT_THE_MARKED && !form.querySelector('[aria-invalid]')) message.textContent = '';
   };
   form.addEventListener('input', edited);
   form.addEventListener('change', edited);
@@ -350,6 +359,7 @@ export function showFieldErrors(
 ): void {
   clearFieldErrors(form);
   clearOnEdit(form);
+  formMessages.set(form, fallback);
   const errors = fieldErrors(error);
   let first: HTMLElement | null = null;
   let unplaced = '';
@@ -377,7 +387,7 @@ export function showFieldErrors(
   }
   const message = (error as Partial<ApiError> | undefined)?.message ?? 'Something went wrong. Please try again.';
   fallback.dataset.tone = 'error';
-  fallback.textContent = Object.keys(errors).length ? `Please correct the marked fields. ${unplaced}` : message;
+  fallback.textContent = Object.keys(errors).length ? `${CORRECT_THE_MARKED} ${unplaced}` : message;
   // The first marked field down the page, where a person starts correcting (the service's order is its own).
   (form.querySelector<HTMLElement>('[aria-invalid="true"]') ?? first)?.focus();
 }

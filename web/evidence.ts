@@ -80,7 +80,7 @@ export class EvidenceList {
       item.className = 'failed';
       item.textContent = `${file.name}: not added — at most ${MAX_FILES} files. `;
       this.dismissable(item, file.name);
-      item.scrollIntoView({ block: 'nearest' });
+      this.bringIntoSight(item);
       return;
     }
     const label = Object.assign(document.createElement('span'), { textContent: `${file.name}: uploading…` });
@@ -102,9 +102,19 @@ export class EvidenceList {
     item.className = 'failed';
     label.textContent = `${file.name}: not added — ${this.whyNotAdded(error)} `;
     this.dismissable(item, file.name);
-    // Said where the person is looking: the list is below the picker, often under the screen's
-    // edge (a screen reader hears it as the list is a live region).
-    item.scrollIntoView({ block: 'nearest' });
+    this.bringIntoSight(item);
+  }
+
+  /**
+   * A refusal is said where the person is looking: the list is below the picker, often under the
+   * screen's edge (a screen reader hears it, as the list is a live region). Only while they are
+   * still at the picker or the list: an upload refused seconds later must not pull the page away
+   * from the field they have gone on to type in.
+   */
+  private bringIntoSight(item: HTMLElement): void {
+    const focused = document.activeElement;
+    if (focused === this.input || focused === document.body || this.list.contains(focused))
+      item.scrollIntoView({ block: 'nearest' });
   }
 
   /** Why a file was refused, in a sentence: the file's rule only where the file broke it, and once. */

@@ -305,6 +305,8 @@ export interface UsersTable {
   password_link_handed_to: string | null;
   /** E-mail alerts about watched customers: told of the events up to this time; null when not asked for (decision 0140). */
   watchlist_alerts_after: Date | null;
+  /** When a mail of those alerts last failed: the person waits an hour, behind the others. */
+  watchlist_alerts_failed_at: Date | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

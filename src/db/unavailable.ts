@@ -57,9 +57,15 @@ export function hasSqlState(error: unknown, sqlState: string): boolean {
  * prepares that connection's statements again under new names).
  */
 export function isStalePreparedStatement(error: unknown): boolean {
-  for (const current of causeChain(error))
-    if ((current as { code?: unknown }).code === '0A000' && current.message.includes('cached plan must not change result type'))
+  for (const current of causeChain(error)) {
+    const { code, routine } = current as { code?: unknown; routine?: unknown };
+    // The function that raised it, not the message, which a server may say in another language.
+    if (
+      code === '0A000' &&
+      (routine === 'RevalidateCachedQuery' || current.message.includes('cached plan must not change result type'))
+    )
       return true;
+  }
   return false;
 }
 

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type Static, type TSchema, Type } from 'typebox';
 import { SealedValueError } from '../crypto/errors.js';
 import { DISK_FULL_SQLSTATE } from '../db/disk-reserve.js';
-import { hasSqlState, isDatabaseUnavailable } from '../db/unavailable.js';
+import { hasSqlState, isDatabaseUnavailable, isStalePreparedStatement } from '../db/unavailable.js';
 import { AppError, type ErrorCode, type FieldError } from './errors.js';
 
 /** What a client is told to wait before retrying while the database is unreachable. */
@@ -165,7 +165,9 @@ function toAppError(error: FastifyError, request: FastifyRequest): AppError | un
   if (isDatabaseUnavailable(error)) {
     const message = hasSqlState(error, DISK_FULL_SQLSTATE)
       ? 'The service is short of disk space; retry shortly'
-      : 'The database is not answering; retry shortly';
+      : isStalePreparedStatement(error)
+        ? 'The service was updated while this request ran; retry it'
+        : 'The database is not answering; retry shortly';
     return new AppError('UNAVAILABLE', message, {
       retryAfter: DATABASE_RETRY_AFTER_SECONDS,
     });

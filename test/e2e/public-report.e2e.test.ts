@@ -163,6 +163,15 @@ describe.skipIf(!hasChromium)('the public report form at /report, in Chromium at
     expect(await page.textContent('#report-form')).not.toContain('below zero');
     expect(await page.locator('#report-form .field-error').count()).toBe(3);
     expect(await page.getAttribute('#victimEmail', 'aria-invalid')).toBe('true');
+    expect(await page.textContent('#form-message')).toContain('Please correct the marked fields');
+    // Every marked field corrected: the line asking for corrections goes too, and no field keeps
+    // an empty description.
+    await page.fill('#identifier-0-value', '0010246780');
+    await page.fill('#identifier-1-value', 'scammer@gmail.com');
+    await page.fill('#victimEmail', 'mama@example.com');
+    expect(await page.locator('#report-form [aria-invalid]').count()).toBe(0);
+    expect(await page.textContent('#form-message')).toBe('');
+    expect(await page.locator('#report-form [aria-describedby=""]').count()).toBe(0);
   });
 
   it('refuses a file that is not evidence, and says which files can be used, in sight', async () => {

@@ -52,7 +52,14 @@ export interface Mailer {
  */
 export function createMailer(smtpUrl: string | undefined, from: string): Mailer | undefined {
   if (!smtpUrl) return undefined;
-  const transport = nodemailer.createTransport(smtpUrl);
+  // Nodemailer waits up to 2 minutes to connect and 10 for a silent server: a request sending a
+  // password link, or the alerts job's run, would hang as long.
+  const transport = nodemailer.createTransport({
+    url: smtpUrl,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+  });
   return {
     async sendInvitation({ to, inviteUrl, expiresAt, inviter }) {
       await transport.sendMail({

@@ -30,29 +30,50 @@ export interface DueAlert {
   changes: number;
 }
 
+/** Events counted for one person in one run; more are told in the next mail, from where this stopped. */
+const EVENTS_PER_MAIL = 10_000;
+
 /**
  * Every active analyst or administrator of an active member who asked for alerts and whose company
- * has events about its watchlist entries after their time and at least `settleSeconds` old (by the
- * database's clock, the one that stamped them). One statement, through the company's partial index of
- * migration 0037.
+ * has events about its watchlist entries after their time, as far as they can be told now:
+ * - at least `settleSeconds` old, and
+ * - older than every transaction open in this database: an event is stamped with its transaction's
+ *   start, so none still to commit is older than the oldest open one, and moving a person's time
+ *   past it could skip an event committed after this read.
+ * People whose last mail failed within the hour wait, and come after everyone else: a mailbox that
+ * refuses for good must not hold the others back. Counted through the company index of migration
+ * 0037, up to EVENTS_PER_MAIL each.
  */
 export async function dueAlerts(db: Db, settleSeconds: number, limit: number): Promise<DueAlert[]> {
   const result = await sql<DueAlert & { matches: string; changes: string }>`
+    with horizon as (
+      select least(
+        now() - make_interval(secs => ${settleSeconds}),
+        coalesce((select min(xact_start) from pg_stat_activity
+          where datname = current_database() and xact_start is not null and pid <> pg_backend_pid()), 'infinity')
+      ) as until
+    )
     select u.id as user_id, u.email, c.business_name, u.watchlist_alerts_after::text as after, e.until::text as until,
       e.matches, e.changes
     from users u
     join companies c on c.id = u.company_id and c.status = 'active'
+    cross join horizon h
     cross join lateral (
       select max(created_at) as until,
         count(*) filter (where type = 'watchlist.match') as matches,
         count(*) filter (where type <> 'watchlist.match') as changes
-      from webhook_events
-      where company_id = u.company_id and watchlist_entry_id is not null
-        and created_at > u.watchlist_alerts_after and created_at <= now() - make_interval(secs => ${settleSeconds})
+      from (
+        select type, created_at from webhook_events
+        where company_id = u.company_id and watchlist_entry_id is not null
+          and created_at > u.watchlist_alerts_after and created_at < h.until
+        order by created_at
+        limit ${EVENTS_PER_MAIL}
+      ) counted
     ) e
     where u.watchlist_alerts_after is not null and u.status = 'active' and u.role in ('analyst', 'admin')
       and e.until is not null
-    order by u.watchlist_alerts_after, u.id
+      and (u.watchlist_alerts_failed_at is null or u.watchlist_alerts_failed_at < now() - interval '1 hour')
+    order by u.watchlist_alerts_failed_at nulls first, u.watchlist_alerts_after, u.id
     limit ${limit}`.execute(db);
   return result.rows.map((row) => ({ ...row, matches: Number(row.matches), changes: Number(row.changes) }));
 }
@@ -62,6 +83,11 @@ export async function dueAlerts(db: Db, settleSeconds: number, limit: number): P
  * meanwhile (their time is no longer `after`): then their own choice stands.
  */
 export async function markTold(db: Db, userId: string, after: string, until: string): Promise<void> {
-  await sql`update users set watchlist_alerts_after = ${until}::timestamptz
+  await sql`update users set watchlist_alerts_after = ${until}::timestamptz, watchlist_alerts_failed_at = null
     where id = ${userId} and watchlist_alerts_after = ${after}::timestamptz`.execute(db);
+}
+
+/** A mail to the person failed: they are tried again in an hour, after the others. */
+export async function markFailed(db: Db, userId: string): Promise<void> {
+  await sql`update users set watchlist_alerts_failed_at = now() where id = ${userId}`.execute(db);
 }

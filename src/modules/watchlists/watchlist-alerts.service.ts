@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import type { Mailer } from '../users/mailer.js';
-import { alertsAfterOf, dueAlerts, markTold, setAlertsAfter } from './watchlist-alerts.repository.js';
+import { alertsAfterOf, dueAlerts, markFailed, markTold, setAlertsAfter } from './watchlist-alerts.repository.js';
 
 /**
  * Events younger than this wait for the next run: an event's time is its transaction's start, so one
@@ -35,6 +35,13 @@ export interface WatchlistAlertsDeps {
   deskUrl: string;
   /** WATCHLIST_ALERT_SETTLE_SECONDS; tests pass 0. */
   settleSeconds: number;
+  log: { warn(obj: object, msg: string): void };
+}
+
+/** What the log says of a failed mail: the SMTP server's answer, never the address. */
+function smtpFailure(error: unknown): string {
+  const { code, responseCode, command } = (error ?? {}) as { code?: unknown; responseCode?: unknown; command?: unknown };
+  return [code, responseCode, command].filter((part) => part !== undefined).join(' ') || 'unknown';
 }
 
 const mayWatch = (person: AlertsPerson) => person.companyId !== null && (person.role === 'analyst' || person.role === 'admin');
@@ -64,29 +71,31 @@ export function createWatchlistAlerts(deps: WatchlistAlertsDeps) {
       if (on && !deps.mailer)
         throw new AppError(
           'INVALID_STATE',
-          'This service sends no e-mail (REDFLAG_SMTP_URL is not set), so it cannot send alerts',
+          'This Redflag service sends no e-mail, so it cannot send alerts: the operators can turn e-mail on',
         );
       await deps.db.transaction().execute(async (trx) => {
         // Turning them on twice keeps the first time: nothing already due is skipped.
         const after = await alertsAfterOf(trx, person.userId);
         if (on && after === null)
-          await sql`update users set watchlist_alerts_after = now() where id = ${person.userId}`.execute(trx);
+          await sql`update users set watchlist_alerts_after = now(), watchlist_alerts_failed_at = null
+            where id = ${person.userId}`.execute(trx);
         if (!on && after !== null) await setAlertsAfter(trx, person.userId, null);
       });
       return stateOf(person);
     },
 
     /**
-     * Mails everyone due, each once. A mail that fails leaves its person's time as it was (they are
-     * told at the next run, with what came meanwhile); a process killed between a mail and its
-     * record sends that one mail again. Returns how many were mailed; throws after the run if any
-     * mail failed, so the job's record and log say so.
+     * Mails everyone due, each once. A mail that fails leaves its person's time as it was and puts
+     * them an hour back, behind the others (they are then told what came meanwhile too); a process
+     * killed between a mail and its record sends that one mail again. Returns how many were mailed;
+     * after a run with failures, says the SMTP server's answers (never the addresses) and throws,
+     * so the job's record says so too.
      */
     async sendDue(): Promise<number> {
       if (!deps.mailer) return 0;
       const due = await dueAlerts(deps.db, deps.settleSeconds, ALERTS_PER_RUN);
       let mailed = 0;
-      let failed = 0;
+      const failures = new Map<string, number>();
       for (const alert of due) {
         try {
           await deps.mailer.sendWatchlistAlert({
@@ -96,16 +105,21 @@ export function createWatchlistAlerts(deps: WatchlistAlertsDeps) {
             changes: alert.changes,
             deskUrl: deps.deskUrl,
           });
-        } catch {
-          failed++;
+        } catch (error) {
+          const answer = smtpFailure(error);
+          failures.set(answer, (failures.get(answer) ?? 0) + 1);
+          await markFailed(deps.db, alert.user_id);
           continue;
         }
         await markTold(deps.db, alert.user_id, alert.after, alert.until);
         mailed++;
       }
-      if (failed > 0)
-        throw new Error(`${failed} of ${due.length} watchlist alert mails failed; they are tried again at the next run`);
-      return mailed;
+      const failed = due.length - mailed;
+      if (failed === 0) return mailed;
+      deps.log.warn({ mailed, failed, answers: Object.fromEntries(failures) }, 'watchlist alert mails failed');
+      throw new Error(
+        `${failed} of ${due.length} watchlist alert mails failed (${mailed} sent); those people are tried again in an hour`,
+      );
     },
   };
 }
