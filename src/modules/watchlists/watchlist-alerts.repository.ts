@@ -37,9 +37,10 @@ const EVENTS_PER_MAIL = 10_000;
  * Every active analyst or administrator of an active member who asked for alerts and whose company
  * has events about its watchlist entries after their time, as far as they can be told now:
  * - at least `settleSeconds` old, and
- * - older than every transaction open in this database: an event is stamped with its transaction's
- *   start, so none still to commit is older than the oldest open one, and moving a person's time
- *   past it could skip an event committed after this read.
+ * - older than every client's transaction open in this database: an event is stamped with its
+ *   transaction's start, so none still to commit is older than the oldest open one, and moving a
+ *   person's time past it could skip an event committed after this read (autovacuum and other
+ *   workers write no events, and are not waited for).
  * People whose last mail failed within the hour wait, and come after everyone else: a mailbox that
  * refuses for good must not hold the others back. Counted through the company index of migration
  * 0037, up to EVENTS_PER_MAIL each.
@@ -50,7 +51,8 @@ export async function dueAlerts(db: Db, settleSeconds: number, limit: number): P
       select least(
         now() - make_interval(secs => ${settleSeconds}),
         coalesce((select min(xact_start) from pg_stat_activity
-          where datname = current_database() and xact_start is not null and pid <> pg_backend_pid()), 'infinity')
+          where datname = current_database() and backend_type = 'client backend' and xact_start is not null
+            and pid <> pg_backend_pid()), 'infinity')
       ) as until
     )
     select u.id as user_id, u.email, c.business_name, u.watchlist_alerts_after::text as after, e.until::text as until,
