@@ -1,63 +1,37 @@
 import { sql } from 'kysely';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailer } from '../src/modules/users/mailer.js';
 import { createWatchlistAlerts } from '../src/modules/watchlists/watchlist-alerts.service.js';
-import { localPhone } from './helpers/identifiers.js';
 import { createUser, testClock } from './helpers/people.js';
 import { createCompany, createOperator, key } from './helpers/principals.js';
 import { createReport } from './helpers/reports.js';
+import { type ReceivedMail, startSmtpSink } from './helpers/smtp-sink.js';
 import { buildTestApp, type TestApp } from './helpers/test-app.js';
+import { ageWatchlistEvents, watchingMember as watching } from './helpers/watchlist.js';
 
-/** A local SMTP sink that refuses mail to addresses starting with "refused": a mail server's real refusal. */
-const received: Array<{ to: string[]; body: string }> = [];
-const sink = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS'],
-  onRcptTo(address, _session, done) {
-    done(address.address.startsWith('refused') ? new Error('mailbox unavailable') : undefined);
-  },
-  onData(stream, session, done) {
-    const chunks: Buffer[] = [];
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('end', () => {
-      // Quoted-printable may fold long lines: kept unfolded, as a mail client shows them.
-      const body = Buffer.concat(chunks)
-        .toString('utf8')
-        .replace(/=\r?\n/g, '');
-      received.push({ to: session.envelope.rcptTo.map((r) => r.address), body });
-      done();
-    });
-  },
-});
 const PORT = 4427;
 const ALERTS = '/api/v1/auth/me/watchlist-alerts';
 const clock = testClock();
 let t: TestApp;
+/** Refuses mail to addresses starting with "refused": a mail server's real refusal. */
+let sink: Awaited<ReturnType<typeof startSmtpSink>>;
+let received: ReceivedMail[];
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => sink.listen(PORT, '127.0.0.1', resolve));
+  sink = await startSmtpSink(PORT, { refuse: (address) => address.startsWith('refused') });
+  received = sink.received;
   t = await buildTestApp({
     now: clock.now,
-    config: { jobTickSeconds: 0, smtpUrl: `smtp://127.0.0.1:${PORT}`, mailFrom: 'Redflag <desk@redflag.example>' },
+    config: { jobTickSeconds: 0, smtpUrl: sink.url, mailFrom: 'Redflag <desk@redflag.example>' },
   });
 });
 afterAll(async () => {
   await t.close();
-  await new Promise<void>((resolve) => sink.close(() => resolve()));
+  await sink.close();
 });
 
 const runAlerts = () => t.app.jobs.runNow('watchlist.alerts');
-/**
- * The job tells only events a minute old (WATCHLIST_ALERT_SETTLE_SECONDS): a company's events, and
- * the times its people were told up to, are moved two minutes back together (their order kept).
- */
-async function age(companyId: string) {
-  const db = t.database.db;
-  await sql`update webhook_events set created_at = created_at - interval '2 minutes' where company_id = ${companyId}`.execute(db);
-  await sql`update users set watchlist_alerts_after = watchlist_alerts_after - interval '2 minutes'
-    where company_id = ${companyId}`.execute(db);
-}
+const age = (companyId: string) => ageWatchlistEvents(t, companyId);
 /** The alerts mailed to a person (their invitation came through the same sink). */
 const mailsTo = (email: string) => received.filter((m) => m.to.includes(email) && m.body.includes('Subject: Redflag: '));
 const alertsOf = async (headers: Record<string, string>) => {
@@ -68,18 +42,7 @@ const alertsOf = async (headers: Record<string, string>) => {
 const setAlerts = (headers: Record<string, string>, on: boolean) =>
   t.app.inject({ method: 'PUT', url: ALERTS, headers, payload: { on } });
 
-async function watchingMember() {
-  const bank = await createCompany(t, { businessName: `Watching Bank ${process.hrtime.bigint()}` });
-  const phone = localPhone();
-  const added = await t.app.inject({
-    method: 'POST',
-    url: '/api/v1/external/watchlist',
-    headers: key(bank.apiKey),
-    payload: { items: [{ label: 'phone', value: phone, ref: 'Customer 12' }] },
-  });
-  expect(added.statusCode, added.body).toBe(200);
-  return { bank, phone };
-}
+const watchingMember = () => watching(t);
 
 describe('e-mail alerts about watched customers', () => {
   it('mails an analyst who asked, once, with counts and no names, only events after asking, a minute settled', async () => {

@@ -1,71 +1,40 @@
-import { sql } from 'kysely';
 import type { Browser, Page } from 'playwright-core';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localPhone } from '../helpers/identifiers.js';
 import { createUser, testClock } from '../helpers/people.js';
-import { createCompany, key } from '../helpers/principals.js';
+import { createCompany } from '../helpers/principals.js';
 import { createReport } from '../helpers/reports.js';
+import { startSmtpSink } from '../helpers/smtp-sink.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { ageWatchlistEvents, watchingMember } from '../helpers/watchlist.js';
 import { fitsWidth, hasChromium, screenshot, seriousViolations, signedInPhonePage, tabTo } from './browser.js';
 
 const PORT = 4810;
 const SMTP_PORT = 4428;
 const base = `http://127.0.0.1:${PORT}`;
 const clock = testClock(Date.now());
-/** A local SMTP sink: the real protocol, nothing leaves the machine. Bodies unfolded (quoted-printable). */
-const received: Array<{ to: string[]; body: string }> = [];
-const sink = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS'],
-  onData(stream, session, done) {
-    const chunks: Buffer[] = [];
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('end', () => {
-      const body = Buffer.concat(chunks)
-        .toString('utf8')
-        .replace(/=\r?\n/g, '')
-        .replace(/=3D/g, '=');
-      received.push({ to: session.envelope.rcptTo.map((r) => r.address), body });
-      done();
-    });
-  },
-});
 let t: TestApp;
+let sink: Awaited<ReturnType<typeof startSmtpSink>>;
 let browser: Browser;
 let page: Page;
 
 describe.skipIf(!hasChromium)('e-mail alerts about watched customers, from the desk at 360 px', () => {
   beforeAll(async () => {
-    await new Promise<void>((resolve) => sink.listen(SMTP_PORT, '127.0.0.1', resolve));
+    sink = await startSmtpSink(SMTP_PORT);
     t = await buildTestApp({
       now: clock.now,
-      config: {
-        publicUrl: base,
-        jobTickSeconds: 0,
-        smtpUrl: `smtp://127.0.0.1:${SMTP_PORT}`,
-        mailFrom: 'Redflag <desk@redflag.example>',
-      },
+      config: { publicUrl: base, jobTickSeconds: 0, smtpUrl: sink.url, mailFrom: 'Redflag <desk@redflag.example>' },
     });
     await t.app.listen({ port: PORT, host: '127.0.0.1' });
   });
   afterAll(async () => {
     await browser?.close();
     await t?.close();
-    await new Promise<void>((resolve) => sink.close(() => resolve()));
+    await sink?.close();
   });
 
   it('an analyst asks on their account page, is e-mailed when a report names a watched customer, and the link opens the Watchlist', async () => {
-    const bank = await createCompany(t, { businessName: 'Kano Savings Bank' });
+    const { bank, phone } = await watchingMember(t, { businessName: 'Kano Savings Bank', ref: 'Customer 88' });
     const reporter = await createCompany(t, { businessName: 'Lagos Quick Loans' });
-    const phone = localPhone();
-    const watched = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/external/watchlist',
-      headers: key(bank.apiKey),
-      payload: { items: [{ label: 'phone', value: phone, ref: 'Customer 88' }] },
-    });
-    expect(watched.statusCode, watched.body).toBe(200);
     const analyst = await createUser(t, clock, { companyId: bank.companyId }, 'analyst', { totp: true });
     ({ browser, page } = await signedInPhonePage(base, analyst, clock.now));
 
@@ -88,13 +57,9 @@ describe.skipIf(!hasChromium)('e-mail alerts about watched customers, from the d
 
     await createReport(t, reporter.apiKey, { identifiers: [{ label: 'phone', value: phone }] });
     // The job tells events a minute old: this one, and the time the analyst asked, are moved back together.
-    await sql`update webhook_events set created_at = created_at - interval '2 minutes' where company_id = ${bank.companyId}`.execute(
-      t.database.db,
-    );
-    await sql`update users set watchlist_alerts_after = watchlist_alerts_after - interval '2 minutes'
-      where company_id = ${bank.companyId}`.execute(t.database.db);
+    await ageWatchlistEvents(t, bank.companyId);
     expect((await t.app.jobs.runNow('watchlist.alerts')).items).toBe(1);
-    const mail = received.find((m) => m.to.includes(analyst.email) && m.body.includes('Subject: Redflag: '));
+    const mail = sink.received.find((m) => m.to.includes(analyst.email) && m.body.includes('Subject: Redflag: '));
     expect(mail?.body).toContain('1 report newly named customers Kano Savings Bank watches');
     for (const secret of [phone.slice(1), 'Customer 88', 'Lagos Quick Loans']) expect(mail?.body).not.toContain(secret);
     const link = /http:\/\/\S+#watchlist/.exec(mail?.body ?? '')?.[0];
