@@ -6,8 +6,8 @@ import { alertsAfterOf, dueAlerts, markFailed, markTold, setAlertsAfter } from '
 
 /**
  * Events younger than this wait for the next run: an event's time is its transaction's start, so one
- * committed after a run read could be older than the newest it told. Longer than a write transaction
- * lasts (each statement is held to REDFLAG_DB_STATEMENT_TIMEOUT_MS, 5 s by default).
+ * committed after a run read could be older than the newest it told. The open transactions are
+ * waited for too (dueAlerts); this margin also covers one that began writing as the run read.
  */
 export const WATCHLIST_ALERT_SETTLE_SECONDS = 60;
 
@@ -33,7 +33,7 @@ export interface WatchlistAlertsDeps {
   mailer?: Mailer | undefined;
   /** The desk's Watchlist page, named in the mail. */
   deskUrl: string;
-  /** WATCHLIST_ALERT_SETTLE_SECONDS; tests pass 0. */
+  /** WATCHLIST_ALERT_SETTLE_SECONDS (a test of the open-transaction rule passes 0). */
   settleSeconds: number;
   log: { warn(obj: object, msg: string): void };
 }
