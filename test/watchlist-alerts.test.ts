@@ -153,6 +153,44 @@ describe('e-mail alerts about watched customers', () => {
     }
   });
 
+  it('keeps a person’s own choice made while a mail was on its way, and refuses a change from another site', async () => {
+    const { bank, phone } = await watchingMember();
+    const reporter = await createCompany(t);
+    const analyst = await createUser(t, clock, { companyId: bank.companyId }, 'analyst');
+    expect((await setAlerts(analyst.headers, true)).statusCode).toBe(200);
+    await createReport(t, reporter.apiKey, { identifiers: [{ label: 'phone', value: phone }] });
+    await age(bank.companyId);
+    // Turned off and on again while the job mailed: the new choice (from now) stands, not the
+    // time the job read, which would tell them again of what came before.
+    const db = t.database.db;
+    const timeOf = async () =>
+      (
+        await sql<{
+          after: string;
+        }>`select watchlist_alerts_after::text as after from users where email = ${analyst.email}`.execute(db)
+      ).rows[0]?.after;
+    const read = await timeOf();
+    await setAlerts(analyst.headers, false);
+    await setAlerts(analyst.headers, true);
+    const chosen = await timeOf();
+    const { markTold } = await import('../src/modules/watchlists/watchlist-alerts.repository.js');
+    await markTold(db, analyst.userId, read as string, '2000-01-01 00:00:00+00');
+    expect(await timeOf()).toBe(chosen);
+
+    // A session's change must come from the desk's own origin (the session layer's rule, on this route too).
+    const { origin: _origin, ...withoutOrigin } = analyst.headers as Record<string, string>;
+    const foreign = await t.app.inject({ method: 'PUT', url: ALERTS, headers: withoutOrigin, payload: { on: false } });
+    expect(foreign.statusCode).toBe(403);
+    const elsewhere = await t.app.inject({
+      method: 'PUT',
+      url: ALERTS,
+      headers: { ...withoutOrigin, origin: 'https://evil.example' },
+      payload: { on: false },
+    });
+    expect(elsewhere.statusCode).toBe(403);
+    expect(await alertsOf(analyst.headers)).toEqual({ on: true, available: true });
+  });
+
   it('leaves out a removed person, a viewer and a suspended member', async () => {
     const { bank, phone } = await watchingMember();
     const reporter = await createCompany(t);
