@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digits, nuban } from './helpers/identifiers.js';
 import { createCompany, key } from './helpers/principals.js';
@@ -105,5 +106,52 @@ describe('watchlists', () => {
     const page = await t.app.inject({ method: 'GET', url: `${PATH}?page=3&limit=100`, headers: key(other.apiKey) });
     expect(page.json().data.meta).toEqual({ total: 1000, page: 3, limit: 100 });
     expect(page.json().data.data).toHaveLength(100);
+  });
+  it('lists an entry whose value does not open marked unreadable, serves the rest, and lets it be removed', async () => {
+    const owner = await createCompany(t);
+    const [phone, email] = [uniquePhone(), `watched.${digits(6)}@example.com`];
+    const [first, second] = (
+      await add(owner.apiKey, [
+        { label: 'phone', value: phone, ref: 'Customer 12' },
+        { label: 'email', value: email, ref: 'Customer 13' },
+      ])
+    ).json().data.results;
+    // The second entry's tokens moved onto the first: authentic, but sealed to another row.
+    await sql`update watchlist_entries set
+        value_token = (select value_token from watchlist_entries where id = ${second.id}::uuid),
+        ref_token = (select ref_token from watchlist_entries where id = ${second.id}::uuid)
+      where id = ${first.id}::uuid`.execute(t.database.db);
+    const token = (
+      await t.database.db
+        .selectFrom('watchlist_entries')
+        .select('value_token')
+        .where('id', '=', first.id)
+        .executeTakeFirstOrThrow()
+    ).value_token;
+
+    const res = await t.app.inject({ method: 'GET', url: PATH, headers: key(owner.apiKey) });
+    expect(res.statusCode).toBe(200);
+    const byId = new Map(res.json().data.data.map((e: { id: string }) => [e.id, e]));
+    expect(byId.get(first.id)).toEqual({
+      id: first.id,
+      label: 'phone',
+      value: token,
+      ref: null,
+      unreadable: true,
+      createdAt: expect.any(String),
+    });
+    expect(byId.get(second.id)).toEqual({
+      id: second.id,
+      label: 'email',
+      value: email,
+      ref: 'Customer 13',
+      createdAt: expect.any(String),
+    });
+    const logged = t.logLines.map((line) => JSON.parse(line)).filter((entry) => entry.err?.where?.rowId === first.id);
+    expect(logged.map((entry) => entry.err.where.label).sort()).toEqual(['phone', 'watchlist.ref']);
+    expect(JSON.stringify(logged)).not.toContain(phone.slice(1));
+
+    const removed = await t.app.inject({ method: 'DELETE', url: `${PATH}/${first.id}`, headers: key(owner.apiKey) });
+    expect(removed.statusCode).toBe(200);
   });
 });

@@ -7,6 +7,7 @@ import {
   clearFieldErrors,
   identifierText,
   LABELS,
+  labelName,
   loadBanks,
   onClickOnce,
   onSubmitOnce,
@@ -37,11 +38,19 @@ export async function loadWatchlist(): Promise<void> {
   list.replaceChildren();
   for (const entry of entries) {
     const li = document.createElement('li');
-    // An account as people write it ("0010246780 at Access Bank"), not in its stored form.
+    // An account as people write it ("0010246780 at Access Bank"), not in its stored form. One that
+    // could not be opened is named by its kind and reference: its encrypted token means nothing to a person.
+    const kind = labelName(entry.label).toLowerCase();
+    const ref = entry.ref ? ` (${entry.ref})` : '';
     const said = identifierText(entry.label, entry.value);
-    const value = said.slice(said.indexOf(': ') + 2);
+    const value = entry.unreadable ? `the ${kind}${entry.ref ? ` of ${entry.ref}` : ''}` : said.slice(said.indexOf(': ') + 2);
+    const removed = entry.unreadable
+      ? `The ${kind}${entry.ref ? ` of ${entry.ref}` : ''} is no longer watched.`
+      : `${value} is no longer watched.`;
     const text = Object.assign(document.createElement('span'), {
-      textContent: `${said}${entry.ref ? ` (${entry.ref})` : ''}`,
+      textContent: entry.unreadable
+        ? `A watched ${kind}${ref}: it could not be opened, and the operators are told.`
+        : `${said}${ref}`,
     });
     const remove = Object.assign(document.createElement('button'), {
       type: 'button',
@@ -58,7 +67,7 @@ export async function loadWatchlist(): Promise<void> {
       if (!sure) return;
       const { error } = await api.DELETE('/api/v1/external/watchlist/{id}', { params: { path: { id: entry.id } } });
       // Said beside the list it changed, not in the form below it (out of sight on a phone).
-      tell(byId('watch-list-message'), error ? error.message : `${value} is no longer watched.`, error ? 'error' : 'ok');
+      tell(byId('watch-list-message'), error ? error.message : removed, error ? 'error' : 'ok');
       // Its updates above lose the value and the reference that left with it.
       await Promise.all([loadWatchlist(), loadMatches()]);
     });

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, testClock } from '../helpers/people.js';
@@ -197,5 +198,36 @@ describe.skipIf(!hasChromium)('asking before what cannot be undone, in Chromium 
     await dialog().getByRole('button', { name: 'Stop watching' }).click();
     await expect.poll(() => page.textContent('#watch-list-message')).toContain('is no longer watched');
     expect((await get('/api/v1/external/watchlist?page=1&limit=20')).meta.total).toBe(0);
+  });
+
+  it('an entry whose value cannot be opened is named by its kind and reference, and can still be removed', async () => {
+    const added = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/external/watchlist',
+      headers: key(us.apiKey),
+      payload: {
+        items: [
+          { label: 'phone', value: '08031113333', ref: 'CUST-10' },
+          { label: 'email', value: 'ada.obi@example.com' },
+        ],
+      },
+    });
+    const [broken, other] = added.json().data.results as { id: string }[];
+    // The e-mail entry's value token moved onto the phone entry: authentic, but sealed to another row.
+    await sql`update watchlist_entries set value_token = (select value_token from watchlist_entries where id = ${other?.id}::uuid)
+      where id = ${broken?.id}::uuid`.execute(t.database.db);
+    await page.click('button[data-view="search"]');
+    await page.click('button[data-view="watchlist"]');
+    await expect.poll(() => page.locator('#watch-list li').count()).toBe(2);
+    const listed = await page.textContent('#watch-list');
+    expect(listed).toContain('A watched phone number (CUST-10): it could not be opened, and the operators are told.');
+    expect(listed).toContain('ada.obi@example.com');
+    expect(listed).not.toContain('v2.k');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Stop watching the phone number of CUST-10' }).click();
+    expect(await dialog().getByRole('heading').textContent()).toBe('Stop watching the phone number of CUST-10?');
+    await dialog().getByRole('button', { name: 'Stop watching' }).click();
+    await expect.poll(() => page.textContent('#watch-list-message')).toBe('The phone number of CUST-10 is no longer watched.');
+    expect((await get('/api/v1/external/watchlist?page=1&limit=20')).meta.total).toBe(1);
   });
 });

@@ -35,7 +35,7 @@ export const watchlistAlertsRoutes: RoutesPlugin<{ alerts: WatchlistAlerts }> = 
   app.get(
     PATH,
     {
-      config: { auth: 'session' },
+      config: { auth: 'person' },
       schema: { tags, summary: 'Your e-mail alerts about watched customers', security, response: { 200: AlertsResponse } },
     },
     async (request) => ok({ watchlistAlerts: await alerts.state(personOf(request)) }, 'Watchlist alerts'),
@@ -44,7 +44,7 @@ export const watchlistAlertsRoutes: RoutesPlugin<{ alerts: WatchlistAlerts }> = 
   app.put(
     PATH,
     {
-      config: { auth: 'session' },
+      config: { auth: 'person' },
       schema: {
         tags,
         summary: 'Turn your e-mail alerts about watched customers on or off',

@@ -49,6 +49,12 @@ const WatchlistEntry = Type.Object({
   label: Type.String(),
   value: Type.String({ description: 'The normalised clear value (only ever shown to the company that watches it)' }),
   ref: Nullable(Type.String()),
+  unreadable: Type.Optional(
+    Type.Boolean({
+      description:
+        'Present (true) when the value could not be decrypted: `value` is then its encrypted token (a reference that cannot be decrypted is null); the operators are told, and the entry can still be removed',
+    }),
+  ),
   createdAt: DateTime(),
 });
 

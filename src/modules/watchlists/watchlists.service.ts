@@ -27,6 +27,8 @@ export interface WatchlistEntryView {
   label: string;
   value: string;
   ref: string | null;
+  /** Present (true) when the value did not open: `value` is then its sealed token. */
+  unreadable?: true;
   createdAt: string;
 }
 
@@ -68,6 +70,20 @@ export function createWatchlistsService(deps: {
 }) {
   const { db, identifiers, sealer } = deps;
 
+  /**
+   * What `open` gives, or `fallback` when the token does not open: told to the operators with the
+   * entry's row id (the keyring knows only the record, here the company), so they can find the row.
+   */
+  function tolerate<T>(entryId: string, open: () => T, fallback: T): { value: T; failed: boolean } {
+    try {
+      return { value: open(), failed: false };
+    } catch (error) {
+      if (!(error instanceof SealedValueError)) throw error;
+      deps.onUnreadable?.(new SealedValueError(error.reason, error.message, { ...error.where, rowId: entryId }));
+      return { value: fallback, failed: true };
+    }
+  }
+
   /** A watched entry's value and reference, opened; null both when a token does not open. */
   function openEntry(
     companyId: string,
@@ -75,16 +91,30 @@ export function createWatchlistsService(deps: {
     label: string,
     row: { value_token: string | null; ref: string | null; ref_token: string | null },
   ): { value: string | null; ref: string | null } {
-    try {
-      return {
+    return tolerate<{ value: string | null; ref: string | null }>(
+      entryId,
+      () => ({
         value: identifiers.open(row.value_token as string, { companyId, recordId: companyId, label, rowId: entryId }),
         ref: openWatchlistRef(sealer, { id: entryId, company_id: companyId, ref: row.ref, ref_token: row.ref_token }),
-      };
-    } catch (error) {
-      if (!(error instanceof SealedValueError)) throw error;
-      deps.onUnreadable?.(error);
-      return { value: null, ref: null };
-    }
+      }),
+      { value: null, ref: null },
+    ).value;
+  }
+
+  /**
+   * A listed entry's value and reference. A value that does not open is served marked `unreadable`,
+   * as the sealed token (as decode serves one), and a reference that does not open as null: the page
+   * and the other entries stay usable, and the company can still stop watching it by its id. A 500
+   * for the whole list hid every entry.
+   */
+  function openListed(
+    companyId: string,
+    row: { id: string; label: string; value_token: string; ref: string | null; ref_token: string | null },
+  ): Pick<WatchlistEntryView, 'value' | 'ref' | 'unreadable'> {
+    const context = { companyId, recordId: companyId, label: row.label, rowId: row.id };
+    const value = tolerate(row.id, () => identifiers.open(row.value_token, context), row.value_token);
+    const ref = tolerate(row.id, () => openWatchlistRef(sealer, { ...row, company_id: companyId }), null);
+    return { value: value.value, ref: ref.value, ...(value.failed ? { unreadable: true as const } : {}) };
   }
 
   /**
@@ -155,8 +185,7 @@ export function createWatchlistsService(deps: {
       const data: WatchlistEntryView[] = rows.map((row) => ({
         id: row.id,
         label: row.label,
-        value: identifiers.open(row.value_token, { companyId, recordId: companyId, label: row.label, rowId: row.id }),
-        ref: openWatchlistRef(sealer, row),
+        ...openListed(companyId, row),
         createdAt: row.created_at.toISOString(),
       }));
       return { data, meta: { total, page: query.page, limit: query.limit } };

@@ -28,7 +28,8 @@ export async function registerWebhooks(
     db,
     identifiers,
     sealer: crypto.keyring,
-    onUnreadable: (err) => app.log.error({ err }, 'a sealed watchlist value did not open; served as null'),
+    onUnreadable: (err) =>
+      app.log.error({ err }, 'a sealed watchlist value did not open; served as null (matches) or marked unreadable (list)'),
   });
   await app.register(watchlistRoutes, { watchlists });
   await app.register(watchlistImportRoutes, { imports: createWatchlistImports({ db, watchlists }) });
