@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailer } from '../src/modules/users/mailer.js';
 import { createWatchlistAlerts } from '../src/modules/watchlists/watchlist-alerts.service.js';
-import { createUser, testClock } from './helpers/people.js';
+import { accept, createUser, enrolTotp, invite, sessionCookie, sessionHeaders, signIn, testClock } from './helpers/people.js';
 import { createCompany, createOperator, key } from './helpers/principals.js';
 import { createReport } from './helpers/reports.js';
 import { type ReceivedMail, startSmtpSink } from './helpers/smtp-sink.js';
@@ -244,5 +244,29 @@ describe('e-mail alerts about watched customers', () => {
     } finally {
       await silent.close();
     }
+  });
+
+  it('waits, like every other page of a member, until an administrator has enrolled the second factor', async () => {
+    const bank = await createCompany(t);
+    const invited = await invite(t, { companyId: bank.companyId }, 'admin');
+    expect((await accept(t, invited.token)).statusCode).toBe(200);
+    const signedIn = await signIn(t, invited.email);
+    expect(signedIn.json().data.totpEnrolmentRequired).toBe(true);
+    const cookie = sessionCookie(signedIn);
+    const headers = sessionHeaders(t, cookie);
+    for (const res of [await t.app.inject({ url: ALERTS, headers }), await setAlerts(headers, true)]) {
+      expect(res.statusCode).toBe(403);
+      expect(res.json().data.code).toBe('TOTP_ENROLMENT_REQUIRED');
+    }
+    expect(
+      await t.database.db
+        .selectFrom('users')
+        .select('watchlist_alerts_after')
+        .where('id', '=', signedIn.json().data.user.id)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ watchlist_alerts_after: null });
+    await enrolTotp(t, cookie, clock);
+    expect((await setAlerts(headers, true)).statusCode).toBe(200);
+    expect(await alertsOf(headers)).toEqual({ on: true, available: true });
   });
 });

@@ -11,9 +11,14 @@ export type { CompanyPrincipal, OperatorPrincipal, Principal };
 /**
  * Who may call a route: a company, an operator, or either — by API key, or by a user's session
  * whose role the table in roles.ts allows; `session`: any signed-in user, even one who has not yet
- * enrolled the second factor (sign-out, me, TOTP enrolment). A route without `auth` is public.
+ * enrolled the second factor (sign-out, me, TOTP enrolment); `person`: a signed-in user only (the
+ * route is about a person, whom a key does not name), held to the second factor and the role table
+ * like any other session. A route without `auth` is public.
  */
-export type AuthRequirement = 'company' | 'operator' | 'any' | 'session';
+export type AuthRequirement = 'company' | 'operator' | 'any' | 'session' | 'person';
+
+/** Routes a session alone may call: an API key names no person. */
+const SESSION_ONLY: ReadonlySet<AuthRequirement | undefined> = new Set(['session', 'person']);
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -119,12 +124,12 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     if (request.routeOptions.config.keylessFrom?.(request.ip)) return;
     const header = request.headers[API_KEY_HEADER];
     const rawKey = Array.isArray(header) ? header[0] : header;
-    if (!rawKey || required === 'session') {
-      if (!rawKey && required !== 'session' && request.cookies[SESSION_COOKIE] === undefined) {
+    if (!rawKey || SESSION_ONLY.has(required)) {
+      if (!rawKey && !SESSION_ONLY.has(required) && request.cookies[SESSION_COOKIE] === undefined) {
         throw new AppError('API_KEY_MISSING', 'The x-api-key header (or a signed-in session) is required');
       }
       const principal = await authenticateSession(request, reply, options);
-      if (required !== 'any' && required !== 'session' && principal.role !== required) {
+      if (required !== 'any' && !SESSION_ONLY.has(required) && principal.role !== required) {
         throw new AppError('FORBIDDEN', `This route is for ${required} users`);
       }
       request.principal = principal;
@@ -172,10 +177,10 @@ export function principalOf(request: FastifyRequest): Principal {
   return principal;
 }
 
-/** The signed-in user of a route declared `auth: 'session'`. */
+/** The signed-in user of a route declared `auth: 'session'` or `auth: 'person'`. */
 export function sessionUserOf(request: FastifyRequest) {
   const user = principalOf(request).user;
-  if (!user) throw new Error(`${request.routeOptions.url} is not declared auth: 'session'`);
+  if (!user) throw new Error(`${request.routeOptions.url} is not declared auth: 'session' or 'person'`);
   return user;
 }
 

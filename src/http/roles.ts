@@ -27,6 +27,10 @@ export const ROUTE_ROLES: Readonly<Record<string, readonly UserRole[]>> = {
   'POST /api/v1/external/reports/search': [...VIEWER, ...MODERATOR],
   'POST /api/v1/external/reports/search/batch': [...VIEWER, ...MODERATOR],
   'GET /api/v1/auth/whoami': [...VIEWER, ...MODERATOR],
+  // A person's own alerts (decision 0140): anyone may read them or turn them off; the service lets
+  // only a member's analysts and administrators turn them on (a role can change while they are on).
+  'GET /api/v1/auth/me/watchlist-alerts': [...VIEWER, ...MODERATOR],
+  'PUT /api/v1/auth/me/watchlist-alerts': [...VIEWER, ...MODERATOR],
 
   'POST /api/v1/external/reports': ANALYST,
   [`GET ${SUBMISSIONS}`]: ANALYST,
