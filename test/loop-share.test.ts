@@ -36,21 +36,25 @@ describe('a share of the event loop for bulk work', () => {
 
   it('does not wait when the loop was idle enough since the last piece', async () => {
     const share = createLoopShare(0.5);
-    await sleep(80);
+    await sleep(200);
     holdLoop(30);
-    // 30 ms busy in 110: under half (30 ms of waiting if the idle time were not counted).
+    // 30 ms busy in 230: under half (30 ms of waiting if the idle time were not counted). The idle
+    // 200 ms leave room for busy time a loaded machine adds (see below).
     expect((await rested(share)).chose).toBe(0);
   });
 
   it('counts its previous wait as idle time in the next stretch', async () => {
     const share = createLoopShare(0.5);
-    holdLoop(100);
+    holdLoop(200);
     const first = await rested(share);
-    expect(first.chose).toBeGreaterThanOrEqual(90);
-    expect(first.took).toBeGreaterThanOrEqual(89);
-    holdLoop(100);
-    // 100 ms of waiting and 100 busy: already half. Were the wait not counted, 100 ms again.
-    expect((await rested(share)).chose).toBeLessThan(50);
+    expect(first.chose).toBeGreaterThanOrEqual(190);
+    expect(first.took).toBeGreaterThanOrEqual(189);
+    holdLoop(200);
+    // 200 ms of waiting and 200 busy: already half, so about 0. Were the wait not counted, 200 ms
+    // again. The margin is wide because the loop's busy time is wall-clock time: on a loaded CI
+    // machine a process descheduled while busy (the timer's callback, the test's own lines) counts
+    // that as busy too; CI once saw 63 ms chosen where 0 was due (with 100 ms pieces).
+    expect((await rested(share)).chose).toBeLessThan(150);
   });
 
   it('never waits longer than a quarter of a second', async () => {
