@@ -192,7 +192,7 @@ export function publicFormAnswered(
 
 /**
  * A public form's request that never reached the service (no connection, or it dropped on the way:
- * fetch itself failed). Said in the status pages' words, with the keyboard on it; what was typed
+ * fetch itself failed). Said in the status pages' words and brought into sight; what was typed
  * stays, and the button works again.
  */
 export function notSent(message: HTMLElement): void {
@@ -201,7 +201,9 @@ export function notSent(message: HTMLElement): void {
     "We couldn't reach Redflag, so nothing was sent. Check your internet connection, then press Send again.",
     'error',
   );
-  readFrom(message);
+  // Brought into sight, the focus left where it is (on Send): the message is a live region and is
+  // read out as it changes, so moving the focus onto it too had a screen reader say it twice.
+  message.scrollIntoView({ block: 'nearest' });
 }
 
 /** A report form's errors in a person's words where the server's would be codes or list sizes. */

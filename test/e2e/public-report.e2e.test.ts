@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOperator, key } from '../helpers/principals.js';
 import { ADMIN, filePublicReport, intake, publicBody, uniquePhone } from '../helpers/public-reports.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
-import { fitsWidth, hasChromium, launchChromium, screenshot, seriousViolations, tabTo } from './browser.js';
+import { fitsWidth, hasChromium, inSight, launchChromium, screenshot, seriousViolations, tabTo } from './browser.js';
 
 const PORT = 4802;
 const base = `http://127.0.0.1:${PORT}`;
@@ -242,7 +242,10 @@ describe.skipIf(!hasChromium)('the public report form at /report, in Chromium at
     } finally {
       await page.context().setOffline(false);
     }
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('form-message');
+    // Read out once, by its live region, and in sight; the keyboard stays on Send, to press it again.
+    expect(await page.getAttribute('#form-message', 'role')).toBe('alert');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('submit');
+    expect(await inSight(page, '#form-message')).toBe(true);
     expect(await page.getAttribute('#report-form', 'aria-busy')).toBeNull();
     expect(await page.inputValue('#identifier-0-value')).toBe('0803 123 4567');
     expect(uncaught).toEqual([]);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOperator, key } from '../helpers/principals.js';
 import { nextAddress, uniquePhone } from '../helpers/public-reports.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
-import { fitsWidth, hasChromium, launchChromium, screenshot, seriousViolations, tabTo } from './browser.js';
+import { fitsWidth, hasChromium, inSight, launchChromium, screenshot, seriousViolations, tabTo } from './browser.js';
 
 // The status page of the person who asked for a review (decision 0133): /review#status/<id>.
 const PORT = 4809;
@@ -284,7 +284,10 @@ describe.skipIf(!hasChromium)('the review request status page at /review#status/
       .poll(() => page.textContent('#form-message'))
       .toBe("We couldn't reach Redflag, so nothing was sent. Check your internet connection, then press Send again.");
     expect(await page.$eval('#form-message', (p) => getComputedStyle(p).color)).toBe('rgb(164, 22, 26)');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('form-message');
+    // Read out once, by its live region, and in sight; the keyboard stays on Send, to press it again.
+    expect(await page.getAttribute('#form-message', 'role')).toBe('alert');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('submit');
+    expect(await inSight(page, '#form-message')).toBe(true);
     expect(uncaught).toEqual([]);
     expect(await seriousViolations(page)).toEqual([]);
     await page.unroute(`**${PUBLIC}`);
