@@ -54,10 +54,10 @@ describe('e-mail alerts about watched customers', () => {
     // A report before asking is on the Watchlist page, not in a mail.
     await createReport(t, reporter.apiKey, { identifiers: [{ label: 'phone', value: phone }] });
     await age(bank.companyId);
-    expect(await alertsOf(analyst.headers)).toEqual({ on: false, available: true });
+    expect(await alertsOf(analyst.headers)).toEqual({ on: false, available: true, every: 'quarter_hour' });
     const on = await setAlerts(analyst.headers, true);
     expect(on.statusCode, on.body).toBe(200);
-    expect(on.json().data.watchlistAlerts).toEqual({ on: true, available: true });
+    expect(on.json().data.watchlistAlerts).toEqual({ on: true, available: true, every: 'quarter_hour' });
     expect((await runAlerts()).items).toBe(0);
 
     const report = await createReport(t, reporter.apiKey, { identifiers: [{ label: 'phone', value: phone }] });
@@ -94,11 +94,83 @@ describe('e-mail alerts about watched customers', () => {
     expect(second).toContain('1 report about customers');
 
     // Off: nothing more.
-    expect((await setAlerts(analyst.headers, false)).json().data.watchlistAlerts).toEqual({ on: false, available: true });
+    expect((await setAlerts(analyst.headers, false)).json().data.watchlistAlerts).toEqual({
+      on: false,
+      available: true,
+      every: 'quarter_hour',
+    });
     await createReport(t, reporter.apiKey, { identifiers: [{ label: 'phone', value: phone }] });
     await age(bank.companyId);
     expect((await runAlerts()).items).toBe(0);
     expect(mailsTo(analyst.email)).toHaveLength(2);
+  });
+
+  it('mails a person who asked for one a day once a day, at the first run after 08:00 in Lagos', async (context) => {
+    // The last 08:00 in Lagos (UTC+1 all year): 07:00 UTC, today or yesterday.
+    const now = new Date();
+    let hour = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 7);
+    if (hour > now.getTime()) hour -= 86_400_000;
+    // An event after the hour must also be a minute settled: in the first minutes after it there is none to make.
+    if (now.getTime() - hour < 150_000) context.skip();
+    const at = (ms: number) => new Date(hour + ms).toISOString();
+    const { bank, phone } = await watchingMember();
+    const reporter = await createCompany(t);
+    const analyst = await createUser(t, clock, { companyId: bank.companyId }, 'analyst');
+    const daily = await t.app.inject({
+      method: 'PUT',
+      url: ALERTS,
+      headers: analyst.headers,
+      payload: { on: true, every: 'day' },
+    });
+    expect(daily.json().data.watchlistAlerts).toEqual({ on: true, available: true, every: 'day' });
+    /** A new report naming the watched phone, its event stamped at `when`. */
+    const reportAt = async (when: string) => {
+      const before = new Date().toISOString();
+      await createReport(t, reporter.apiKey, { identifiers: [{ label: 'phone', value: phone }] });
+      await sql`update webhook_events set created_at = ${when}::timestamptz
+        where company_id = ${bank.companyId} and created_at >= ${before}::timestamptz`.execute(t.database.db);
+    };
+    await sql`update users set watchlist_alerts_after = ${at(-3_600_000)}::timestamptz where id = ${analyst.userId}`.execute(
+      t.database.db,
+    );
+
+    // A report ten minutes before the hour: told at the first run after it.
+    await reportAt(at(-600_000));
+    expect((await runAlerts()).items).toBe(1);
+    expect(mailsTo(analyst.email)).toHaveLength(1);
+    // One after the hour waits for the next day's.
+    await reportAt(new Date(Date.now() - 90_000).toISOString());
+    expect((await runAlerts()).items).toBe(0);
+    // As if that day had come: it was made before the hour, and is told then.
+    await sql`update webhook_events set created_at = ${at(-300_000)}::timestamptz
+      where company_id = ${bank.companyId} and created_at > ${at(0)}::timestamptz`.execute(t.database.db);
+    expect((await runAlerts()).items).toBe(1);
+    expect(mailsTo(analyst.email)).toHaveLength(2);
+    // Every quarter of an hour again: a report after the hour is told at the next run.
+    const often = await t.app.inject({
+      method: 'PUT',
+      url: ALERTS,
+      headers: analyst.headers,
+      payload: { on: true, every: 'quarter_hour' },
+    });
+    expect(often.json().data.watchlistAlerts.every).toBe('quarter_hour');
+    await reportAt(new Date(Date.now() - 90_000).toISOString());
+    expect((await runAlerts()).items).toBe(1);
+    // Off keeps the choice of how often, for when they are on again.
+    await setAlerts(analyst.headers, false);
+    expect(
+      (await t.app.inject({ method: 'PUT', url: ALERTS, headers: analyst.headers, payload: { on: false, every: 'day' } }))
+        .statusCode,
+    ).toBe(200);
+    expect(await alertsOf(analyst.headers)).toEqual({ on: false, available: true, every: 'day' });
+    const wrong = await t.app.inject({
+      method: 'PUT',
+      url: ALERTS,
+      headers: analyst.headers,
+      payload: { on: true, every: 'hour' },
+    });
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.json().data.errors[0].field).toBe('every');
   });
 
   it('keeps a refused mail due: its person is told at a later run, the others at once', async () => {
@@ -188,7 +260,7 @@ describe('e-mail alerts about watched customers', () => {
       payload: { on: false },
     });
     expect(elsewhere.statusCode).toBe(403);
-    expect(await alertsOf(analyst.headers)).toEqual({ on: true, available: true });
+    expect(await alertsOf(analyst.headers)).toEqual({ on: true, available: true, every: 'quarter_hour' });
   });
 
   it('leaves out a removed person, a viewer and a suspended member', async () => {
@@ -216,7 +288,7 @@ describe('e-mail alerts about watched customers', () => {
   it('refuses a viewer and an operator (they watch no customers), and a service that sends no e-mail', async () => {
     const bank = await createCompany(t);
     const viewer = await createUser(t, clock, { companyId: bank.companyId }, 'viewer');
-    expect(await alertsOf(viewer.headers)).toEqual({ on: false, available: false });
+    expect(await alertsOf(viewer.headers)).toEqual({ on: false, available: false, every: 'quarter_hour' });
     const refused = await setAlerts(viewer.headers, true);
     expect(refused.statusCode).toBe(403);
     expect(refused.json().data.code).toBe('FORBIDDEN');
@@ -236,7 +308,7 @@ describe('e-mail alerts about watched customers', () => {
       const company = await createCompany(silent);
       const analyst = await createUser(silent, clock, { companyId: company.companyId }, 'analyst');
       const res = await silent.app.inject({ url: ALERTS, headers: analyst.headers });
-      expect(res.json().data.watchlistAlerts).toEqual({ on: false, available: false });
+      expect(res.json().data.watchlistAlerts).toEqual({ on: false, available: false, every: 'quarter_hour' });
       const on = await silent.app.inject({ method: 'PUT', url: ALERTS, headers: analyst.headers, payload: { on: true } });
       expect(on.statusCode).toBe(409);
       expect(on.json().data.code).toBe('INVALID_STATE');
@@ -267,6 +339,6 @@ describe('e-mail alerts about watched customers', () => {
     ).toEqual({ watchlist_alerts_after: null });
     await enrolTotp(t, cookie, clock);
     expect((await setAlerts(headers, true)).statusCode).toBe(200);
-    expect(await alertsOf(headers)).toEqual({ on: true, available: true });
+    expect(await alertsOf(headers)).toEqual({ on: true, available: true, every: 'quarter_hour' });
   });
 });

@@ -39,6 +39,10 @@ async function loadAlerts(): Promise<void> {
   const alerts = data?.data.watchlistAlerts;
   byId('alerts-box').hidden = !alerts || (!alerts.available && !alerts.on);
   byId<HTMLInputElement>('alerts-on').checked = alerts?.on ?? false;
+  const every = document.querySelector<HTMLInputElement>(
+    `input[name="alerts-every"][value="${alerts?.every ?? 'quarter_hour'}"]`,
+  );
+  if (every) every.checked = true;
   clearFieldErrors(byId('alerts-form'));
   // On, but no longer sent (the person is now a viewer, or the service stopped sending e-mail):
   // said, so the ticked box does not promise mail that will not come.
@@ -92,13 +96,18 @@ export function initAccount(deps: typeof desk): void {
     const form = byId('alerts-form');
     clearFieldErrors(form);
     const on = byId<HTMLInputElement>('alerts-on').checked;
-    const { data, error } = await api.PUT('/api/v1/auth/me/watchlist-alerts', { body: { on } });
+    const every =
+      document.querySelector<HTMLInputElement>('input[name="alerts-every"]:checked')?.value === 'day' ? 'day' : 'quarter_hour';
+    const { data, error } = await api.PUT('/api/v1/auth/me/watchlist-alerts', { body: { on, every } });
     if (!data) return showFieldErrors(form, error, byId('alerts-message'));
+    const saved = data.data.watchlistAlerts;
     tell(
       byId('alerts-message'),
-      data.data.watchlistAlerts.on
-        ? 'Saved: you will be e-mailed when a report names a customer your member watches.'
-        : 'Saved: no more e-mails about watched customers.',
+      !saved.on
+        ? 'Saved: no more e-mails about watched customers.'
+        : saved.every === 'day'
+          ? 'Saved: you will be e-mailed once a day, at 8 in the morning, when reports named a customer your member watches.'
+          : 'Saved: you will be e-mailed when a report names a customer your member watches.',
     );
   });
 

@@ -307,6 +307,8 @@ export interface UsersTable {
   watchlist_alerts_after: Date | null;
   /** When a mail of those alerts last failed: the person waits an hour, behind the others. */
   watchlist_alerts_failed_at: Date | null;
+  /** Those alerts once a day, at 08:00 in Lagos, instead of every quarter of an hour (migration 0039). */
+  watchlist_alerts_daily: Generated<boolean>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

@@ -79,5 +79,17 @@ describe.skipIf(!hasChromium)('e-mail alerts about watched customers, from the d
     await expect.poll(() => page.textContent('#alerts-message')).toContain('no more e-mails');
     const alerts = await t.app.inject({ url: '/api/v1/auth/me/watchlist-alerts', headers: analyst.headers });
     expect(alerts.json().data.watchlistAlerts.on).toBe(false);
+
+    // On again, once a day: the choice is said, and kept.
+    await page.check('#alerts-on');
+    await page.getByRole('radio', { name: 'Once a day, at 8 in the morning (Lagos time)' }).check();
+    await page.click('#alerts-form button[type=submit]');
+    await expect.poll(() => page.textContent('#alerts-message')).toContain('once a day, at 8 in the morning');
+    expect(await seriousViolations(page)).toEqual([]);
+    const daily = await t.app.inject({ url: '/api/v1/auth/me/watchlist-alerts', headers: analyst.headers });
+    expect(daily.json().data.watchlistAlerts).toEqual({ on: true, available: true, every: 'day' });
+    await page.getByRole('button', { name: 'Search' }).first().click();
+    await page.getByRole('button', { name: 'Your account' }).click();
+    await expect.poll(() => page.isChecked('input[name="alerts-every"][value="day"]')).toBe(true);
   });
 });

@@ -36,6 +36,7 @@ import * as memberNotesSealed from './2026_11_29_0035_member_notes_sealed.js';
 import * as accountRecoveryTwoPeople from './2026_11_29_0036_account_recovery_two_people.js';
 import * as companyEventsIndex from './2026_11_29_0037_company_events_index.js';
 import * as watchlistAlerts from './2026_11_29_0038_watchlist_alerts.js';
+import * as watchlistAlertsDaily from './2026_11_29_0039_watchlist_alerts_daily.js';
 
 /**
  * Every migration, by name; names sort in the order they run. A landed migration is never
@@ -79,4 +80,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_29_0036_account_recovery_two_people': accountRecoveryTwoPeople,
   '2026_11_29_0037_company_events_index': companyEventsIndex,
   '2026_11_29_0038_watchlist_alerts': watchlistAlerts,
+  '2026_11_29_0039_watchlist_alerts_daily': watchlistAlertsDaily,
 };

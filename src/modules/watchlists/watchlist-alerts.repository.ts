@@ -3,15 +3,32 @@ import type { Database } from '../../db/schema.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** A person's alerts: null when they have not asked for them, else the time up to which they were told. */
-export async function alertsAfterOf(db: Db, userId: string): Promise<Date | null> {
-  const row = await db.selectFrom('users').select('watchlist_alerts_after').where('id', '=', userId).executeTakeFirst();
-  return row?.watchlist_alerts_after ?? null;
+/** The hour of the day, in Lagos (UTC+1 all year), at which a person who asked for one mail a day is mailed. */
+export const DAILY_ALERT_HOUR_LAGOS = 8;
+
+/** A person's alerts: `after` null when they have not asked for them, else the time up to which they were told. */
+export async function alertsOf(db: Db, userId: string): Promise<{ after: Date | null; daily: boolean }> {
+  const row = await db
+    .selectFrom('users')
+    .select(['watchlist_alerts_after', 'watchlist_alerts_daily'])
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  return { after: row?.watchlist_alerts_after ?? null, daily: row?.watchlist_alerts_daily ?? false };
 }
 
-/** Turns a person's alerts on from `after` (the events before it are not told), or off with null. */
-export async function setAlertsAfter(db: Db, userId: string, after: Date | null): Promise<void> {
-  await db.updateTable('users').set({ watchlist_alerts_after: after }).where('id', '=', userId).execute();
+/** Turns a person's alerts off. */
+export async function turnAlertsOff(db: Db, userId: string): Promise<void> {
+  await db.updateTable('users').set({ watchlist_alerts_after: null }).where('id', '=', userId).execute();
+}
+
+/** Turns a person's alerts on from the database's now (what came before is not told); a failed mail is forgotten. */
+export async function turnAlertsOn(db: Db, userId: string): Promise<void> {
+  await sql`update users set watchlist_alerts_after = now(), watchlist_alerts_failed_at = null where id = ${userId}`.execute(db);
+}
+
+/** Once a day or every quarter of an hour; kept while the alerts are off, for when they are on again. */
+export async function setAlertsDaily(db: Db, userId: string, daily: boolean): Promise<void> {
+  await db.updateTable('users').set({ watchlist_alerts_daily: daily }).where('id', '=', userId).execute();
 }
 
 /**
@@ -44,6 +61,11 @@ const EVENTS_PER_MAIL = 10_000;
  * People whose last mail failed within the hour wait, and come after everyone else: a mailbox that
  * refuses for good must not hold the others back. Counted through the company index of migration
  * 0037, up to EVENTS_PER_MAIL each.
+ *
+ * A person who asked for one mail a day is due only when their oldest event untold is older than
+ * the last DAILY_ALERT_HOUR_LAGOS: the first run after that hour tells them everything up to then
+ * and since, and what comes later waits for the next day's hour. No time of the last mail is kept:
+ * the events' own times say whether the day's mail went.
  */
 export async function dueAlerts(db: Db, settleSeconds: number, limit: number): Promise<DueAlert[]> {
   const result = await sql<DueAlert & { matches: string; changes: string }>`
@@ -55,13 +77,18 @@ export async function dueAlerts(db: Db, settleSeconds: number, limit: number): P
             and pid <> pg_backend_pid()), 'infinity')
       ) as until
     )
+    , daily as (
+      select (date_trunc('day', (now() at time zone 'Africa/Lagos') - make_interval(hours => ${DAILY_ALERT_HOUR_LAGOS}))
+        + make_interval(hours => ${DAILY_ALERT_HOUR_LAGOS})) at time zone 'Africa/Lagos' as last_hour
+    )
     select u.id as user_id, u.email, c.business_name, u.watchlist_alerts_after::text as after, e.until::text as until,
       e.matches, e.changes
     from users u
     join companies c on c.id = u.company_id and c.status = 'active'
     cross join horizon h
+    cross join daily d
     cross join lateral (
-      select max(created_at) as until,
+      select max(created_at) as until, min(created_at) as since,
         count(*) filter (where type = 'watchlist.match') as matches,
         count(*) filter (where type <> 'watchlist.match') as changes
       from (
@@ -74,6 +101,7 @@ export async function dueAlerts(db: Db, settleSeconds: number, limit: number): P
     ) e
     where u.watchlist_alerts_after is not null and u.status = 'active' and u.role in ('analyst', 'admin')
       and e.until is not null
+      and (not u.watchlist_alerts_daily or e.since < d.last_hour)
       and (u.watchlist_alerts_failed_at is null or u.watchlist_alerts_failed_at < now() - interval '1 hour')
     order by u.watchlist_alerts_failed_at nulls first, u.watchlist_alerts_after, u.id
     limit ${limit}`.execute(db);

@@ -1,8 +1,16 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import type { Mailer } from '../users/mailer.js';
-import { alertsAfterOf, dueAlerts, markFailed, markTold, setAlertsAfter } from './watchlist-alerts.repository.js';
+import {
+  alertsOf,
+  dueAlerts,
+  markFailed,
+  markTold,
+  setAlertsDaily,
+  turnAlertsOff,
+  turnAlertsOn,
+} from './watchlist-alerts.repository.js';
 
 /**
  * Events younger than this wait for the next run: an event's time is its transaction's start, so one
@@ -26,7 +34,12 @@ export interface WatchlistAlertsState {
   on: boolean;
   /** Whether they may: an analyst or administrator of a member, on a service that sends e-mail. */
   available: boolean;
+  /** How often: at most every quarter of an hour, or once a day at 08:00 in Lagos. */
+  every: AlertsEvery;
 }
+
+export const ALERTS_EVERY = ['quarter_hour', 'day'] as const;
+export type AlertsEvery = (typeof ALERTS_EVERY)[number];
 
 export interface WatchlistAlertsDeps {
   db: Kysely<Database>;
@@ -53,16 +66,24 @@ const mayWatch = (person: AlertsPerson) => person.companyId !== null && (person.
  * names no one, and the desk's Watchlist page says which, after sign-in.
  */
 export function createWatchlistAlerts(deps: WatchlistAlertsDeps) {
-  const stateOf = async (person: AlertsPerson): Promise<WatchlistAlertsState> => ({
-    on: (await alertsAfterOf(deps.db, person.userId)) !== null,
-    available: deps.mailer !== undefined && mayWatch(person),
-  });
+  const stateOf = async (person: AlertsPerson): Promise<WatchlistAlertsState> => {
+    const { after, daily } = await alertsOf(deps.db, person.userId);
+    return {
+      on: after !== null,
+      available: deps.mailer !== undefined && mayWatch(person),
+      every: daily ? 'day' : 'quarter_hour',
+    };
+  };
 
   return {
     state: stateOf,
 
-    /** Turns the person's alerts on (from now: what happened before is on the Watchlist page) or off. */
-    async set(person: AlertsPerson, on: boolean): Promise<WatchlistAlertsState> {
+    /**
+     * Turns the person's alerts on (from now: what happened before is on the Watchlist page) or off,
+     * and sets how often when `every` is given (kept otherwise, and while they are off). A change of
+     * how often loses nothing: what is untold goes in the next mail, quarter-hourly or daily.
+     */
+    async set(person: AlertsPerson, on: boolean, every?: AlertsEvery): Promise<WatchlistAlertsState> {
       if (on && !mayWatch(person))
         throw new AppError(
           'FORBIDDEN',
@@ -75,11 +96,10 @@ export function createWatchlistAlerts(deps: WatchlistAlertsDeps) {
         );
       await deps.db.transaction().execute(async (trx) => {
         // Turning them on twice keeps the first time: nothing already due is skipped.
-        const after = await alertsAfterOf(trx, person.userId);
-        if (on && after === null)
-          await sql`update users set watchlist_alerts_after = now(), watchlist_alerts_failed_at = null
-            where id = ${person.userId}`.execute(trx);
-        if (!on && after !== null) await setAlertsAfter(trx, person.userId, null);
+        const { after } = await alertsOf(trx, person.userId);
+        if (on && after === null) await turnAlertsOn(trx, person.userId);
+        if (!on && after !== null) await turnAlertsOff(trx, person.userId);
+        if (every !== undefined) await setAlertsDaily(trx, person.userId, every === 'day');
       });
       return stateOf(person);
     },
