@@ -39,6 +39,12 @@ export function labelName(code: string): string {
   return LABELS.find(([value]) => value === code)?.[1] ?? code.replace(/_/g, ' ');
 }
 
+/** An identifier's kind inside a sentence ("a watched phone number", "a watched BVN"): acronyms keep their capitals. */
+export function labelInSentence(code: string): string {
+  const name = labelName(code);
+  return /^[A-Z]{2,}\b/.test(name) ? name : name.charAt(0).toLowerCase() + name.slice(1);
+}
+
 /** "Bank account: 0010246780 at Access Bank" rather than the stored "0010246780_access-bank"; "@ada" for a handle. */
 export function identifierText(label: string, value: string): string {
   // A handle is stored without its @ (so "@ada" and "ada" are one); a person writes it with one.
@@ -204,6 +210,9 @@ export function notSent(message: HTMLElement): void {
   // Brought into sight, the focus left where it is (on Send): the message is a live region and is
   // read out as it changes, so moving the focus onto it too had a screen reader say it twice.
   message.scrollIntoView({ block: 'nearest' });
+  // Not busy any more (the submit handler would say so only after this): some screen readers hold a
+  // live region's news while the form around it is busy, and it is now the only cue.
+  message.closest('form')?.removeAttribute('aria-busy');
 }
 
 /** A report form's errors in a person's words where the server's would be codes or list sizes. */

@@ -7,6 +7,7 @@ import {
   clearFieldErrors,
   dayText,
   LABELS,
+  labelInSentence,
   labelName,
   onSubmitOnce,
   option,
@@ -78,7 +79,7 @@ export async function loadSafelist(): Promise<void> {
         ` — ${entry.reason} (added ${date(entry.createdAt)}) `,
         actionButton('Remove', `Remove the ${labelName(entry.label)} entry: ${entry.reason}`, async () => {
           const sure = await confirmAction({
-            title: `Remove the ${labelName(entry.label).toLowerCase()} entry from the safelist?`,
+            title: `Remove the ${labelInSentence(entry.label)} entry from the safelist?`,
             body: `“${entry.reason}”: reports may name this identifier again. Only its blind index was kept, so putting it back needs the value typed again.`,
             confirmLabel: 'Remove entry',
           });

@@ -7,6 +7,7 @@ import {
   byId,
   fraudTypeName,
   identifierText,
+  labelInSentence,
   labelName,
   momentText,
   type NewerOlder,
@@ -43,7 +44,7 @@ function matchItem(match: Match): HTMLLIElement {
     value !== null
       ? `${identifierText(label, value)}${ref ? ` (${ref})` : ''}`
       : watching
-        ? `A watched ${labelName(label).toLowerCase()} (it could not be opened; the operators are told)`
+        ? `A watched ${labelInSentence(label)} (it could not be opened; the operators are told)`
         : `${labelName(label)} you no longer watch`;
   const what = Object.assign(document.createElement('span'), {
     className: 'match-what',

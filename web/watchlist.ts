@@ -7,8 +7,10 @@ import {
   clearFieldErrors,
   identifierText,
   LABELS,
+  labelInSentence,
   labelName,
   loadBanks,
+  momentText,
   onClickOnce,
   onSubmitOnce,
   option,
@@ -39,17 +41,16 @@ export async function loadWatchlist(): Promise<void> {
   for (const entry of entries) {
     const li = document.createElement('li');
     // An account as people write it ("0010246780 at Access Bank"), not in its stored form. One that
-    // could not be opened is named by its kind and reference: its encrypted token means nothing to a person.
-    const kind = labelName(entry.label).toLowerCase();
+    // could not be opened is named by its kind and its reference (or when it was added, to tell two
+    // apart): its encrypted token means nothing to a person.
     const ref = entry.ref ? ` (${entry.ref})` : '';
     const said = identifierText(entry.label, entry.value);
-    const value = entry.unreadable ? `the ${kind}${entry.ref ? ` of ${entry.ref}` : ''}` : said.slice(said.indexOf(': ') + 2);
-    const removed = entry.unreadable
-      ? `The ${kind}${entry.ref ? ` of ${entry.ref}` : ''} is no longer watched.`
-      : `${value} is no longer watched.`;
+    const unreadable = `the ${labelInSentence(entry.label)} ${entry.ref ? `of ${entry.ref}` : `added ${momentText(entry.createdAt)}`}`;
+    const value = entry.unreadable ? unreadable : said.slice(said.indexOf(': ') + 2);
+    const removed = `${entry.unreadable ? `T${unreadable.slice(1)}` : value} is no longer watched.`;
     const text = Object.assign(document.createElement('span'), {
       textContent: entry.unreadable
-        ? `A watched ${kind}${ref}: it could not be opened, and the operators are told.`
+        ? `A watched ${labelInSentence(entry.label)}${ref}: it could not be opened, and the operators are told.`
         : `${said}${ref}`,
     });
     const remove = Object.assign(document.createElement('button'), {

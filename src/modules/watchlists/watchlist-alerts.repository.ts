@@ -63,23 +63,31 @@ const EVENTS_PER_MAIL = 10_000;
  * 0037, up to EVENTS_PER_MAIL each.
  *
  * A person who asked for one mail a day is due only when their oldest event untold is older than
- * the last DAILY_ALERT_HOUR_LAGOS: the first run after that hour tells them everything up to then
- * and since, and what comes later waits for the next day's hour. No time of the last mail is kept:
- * the events' own times say whether the day's mail went.
+ * the last DAILY_ALERT_HOUR_LAGOS, and every event before that hour can be told (the horizon has
+ * passed it): the first such run tells them everything up to then and since, and what comes later
+ * waits for the next day's hour. No time of the last mail is kept: the events' own times say
+ * whether the day's mail went. A day of more than EVENTS_PER_MAIL events is told in several mails,
+ * a run apart.
+ *
+ * `at` is the time the run reads the day's hour and the settling margin from: the database's now
+ * unless given (a test places a run at chosen moments around the hour).
  */
-export async function dueAlerts(db: Db, settleSeconds: number, limit: number): Promise<DueAlert[]> {
+export async function dueAlerts(db: Db, settleSeconds: number, limit: number, at?: Date): Promise<DueAlert[]> {
   const result = await sql<DueAlert & { matches: string; changes: string }>`
-    with horizon as (
+    with clock as (select coalesce(${at?.toISOString() ?? null}::timestamptz, now()) as now),
+    horizon as (
       select least(
-        now() - make_interval(secs => ${settleSeconds}),
+        c.now - make_interval(secs => ${settleSeconds}),
         coalesce((select min(xact_start) from pg_stat_activity
           where datname = current_database() and backend_type = 'client backend' and xact_start is not null
             and pid <> pg_backend_pid()), 'infinity')
       ) as until
-    )
-    , daily as (
-      select (date_trunc('day', (now() at time zone 'Africa/Lagos') - make_interval(hours => ${DAILY_ALERT_HOUR_LAGOS}))
+      from clock c
+    ),
+    daily as (
+      select (date_trunc('day', (c.now at time zone 'Africa/Lagos') - make_interval(hours => ${DAILY_ALERT_HOUR_LAGOS}))
         + make_interval(hours => ${DAILY_ALERT_HOUR_LAGOS})) at time zone 'Africa/Lagos' as last_hour
+      from clock c
     )
     select u.id as user_id, u.email, c.business_name, u.watchlist_alerts_after::text as after, e.until::text as until,
       e.matches, e.changes
@@ -101,7 +109,7 @@ export async function dueAlerts(db: Db, settleSeconds: number, limit: number): P
     ) e
     where u.watchlist_alerts_after is not null and u.status = 'active' and u.role in ('analyst', 'admin')
       and e.until is not null
-      and (not u.watchlist_alerts_daily or e.since < d.last_hour)
+      and (not u.watchlist_alerts_daily or (e.since < d.last_hour and h.until >= d.last_hour))
       and (u.watchlist_alerts_failed_at is null or u.watchlist_alerts_failed_at < now() - interval '1 hour')
     order by u.watchlist_alerts_failed_at nulls first, u.watchlist_alerts_after, u.id
     limit ${limit}`.execute(db);

@@ -47,10 +47,13 @@ export const AddWatchlistResponse = Envelope(
 const WatchlistEntry = Type.Object({
   id: Type.String({ format: 'uuid' }),
   label: Type.String(),
-  value: Type.String({ description: 'The normalised clear value (only ever shown to the company that watches it)' }),
+  value: Type.String({
+    description:
+      'The normalised clear value (only ever shown to the company that watches it); the encrypted token when `unreadable` is true',
+  }),
   ref: Nullable(Type.String()),
   unreadable: Type.Optional(
-    Type.Boolean({
+    Type.Literal(true, {
       description:
         'Present (true) when the value could not be decrypted: `value` is then its encrypted token (a reference that cannot be decrypted is null); the operators are told, and the entry can still be removed',
     }),

@@ -79,7 +79,9 @@ export function createWatchlistsService(deps: {
       return { value: open(), failed: false };
     } catch (error) {
       if (!(error instanceof SealedValueError)) throw error;
-      deps.onUnreadable?.(new SealedValueError(error.reason, error.message, { ...error.where, rowId: entryId }));
+      const told = new SealedValueError(error.reason, error.message, { ...error.where, rowId: entryId });
+      told.stack = error.stack;
+      deps.onUnreadable?.(told);
       return { value: fallback, failed: true };
     }
   }
