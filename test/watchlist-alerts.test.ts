@@ -39,8 +39,8 @@ const alertsOf = async (headers: Record<string, string>) => {
   expect(res.statusCode, res.body).toBe(200);
   return res.json().data.watchlistAlerts;
 };
-const setAlerts = (headers: Record<string, string>, on: boolean) =>
-  t.app.inject({ method: 'PUT', url: ALERTS, headers, payload: { on } });
+const setAlerts = (headers: Record<string, string>, on: boolean, every?: string) =>
+  t.app.inject({ method: 'PUT', url: ALERTS, headers, payload: every === undefined ? { on } : { on, every } });
 
 const watchingMember = () => watching(t);
 
@@ -124,12 +124,7 @@ describe('e-mail alerts about watched customers', () => {
     const { bank, phone } = await watchingMember();
     const reporter = await createCompany(t);
     const analyst = await createUser(t, clock, { companyId: bank.companyId }, 'analyst');
-    const daily = await t.app.inject({
-      method: 'PUT',
-      url: ALERTS,
-      headers: analyst.headers,
-      payload: { on: true, every: 'day' },
-    });
+    const daily = await setAlerts(analyst.headers, true, 'day');
     expect(daily.json().data.watchlistAlerts).toEqual({ on: true, available: true, every: 'day' });
     await sql`update users set watchlist_alerts_after = ${at(-7_200_000).toISOString()}::timestamptz
       where id = ${analyst.userId}`.execute(t.database.db);
@@ -167,28 +162,13 @@ describe('e-mail alerts about watched customers', () => {
     }
 
     // Every quarter of an hour again: what is untold goes at the next run.
-    const often = await t.app.inject({
-      method: 'PUT',
-      url: ALERTS,
-      headers: analyst.headers,
-      payload: { on: true, every: 'quarter_hour' },
-    });
+    const often = await setAlerts(analyst.headers, true, 'quarter_hour');
     expect(often.json().data.watchlistAlerts.every).toBe('quarter_hour');
     // Off keeps the choice of how often, for when they are on again.
-    const off = await t.app.inject({
-      method: 'PUT',
-      url: ALERTS,
-      headers: analyst.headers,
-      payload: { on: false, every: 'day' },
-    });
+    const off = await setAlerts(analyst.headers, false, 'day');
     expect(off.statusCode).toBe(200);
     expect(await alertsOf(analyst.headers)).toEqual({ on: false, available: true, every: 'day' });
-    const wrong = await t.app.inject({
-      method: 'PUT',
-      url: ALERTS,
-      headers: analyst.headers,
-      payload: { on: true, every: 'hour' },
-    });
+    const wrong = await setAlerts(analyst.headers, true, 'hour');
     expect(wrong.statusCode).toBe(400);
     expect(wrong.json().data.errors[0].field).toBe('every');
   });
