@@ -58,7 +58,6 @@ export async function screenshot(page: Page, name: string, options: { fromTop?: 
   await page.screenshot({ path, fullPage: true });
 }
 
-/** Moves focus with the Tab key alone until it reaches `selector`. */
 /** Whether the element is wholly within the screen's height (within a pixel: an edge may fall on a fraction of one). */
 export function inSight(page: Page, selector: string): Promise<boolean> {
   return page.$eval(selector, (element) => {
@@ -67,6 +66,7 @@ export function inSight(page: Page, selector: string): Promise<boolean> {
   });
 }
 
+/** Moves focus with the Tab key alone until it reaches `selector`. */
 export async function tabTo(page: Page, selector: string, limit = 60): Promise<void> {
   for (let i = 0; i < limit; i++) {
     await page.keyboard.press('Tab');
