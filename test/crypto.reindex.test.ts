@@ -8,6 +8,14 @@ import { buildTestApp, type TestApp } from './helpers/test-app.js';
 
 let t: TestApp;
 let company: Awaited<ReturnType<typeof createCompany>>;
+/**
+ * The wait after the new key versions are added, as the CLI waits on a server (KEY_REFRESH_MS + 5 s
+ * there, for other instances to re-read the keys). Here it covers the one search in flight: its
+ * digests were taken under the old keys alone, and without a wait the first batch could move its
+ * row before its query ran (CI saw that miss once on the server engine).
+ */
+const IN_FLIGHT_SETTLE_MS = 1_000;
+
 /** Each stored identifier as searched for, and the report a search for it must find. */
 const probes: { label: string; value: string; reportId: string; publicReport?: boolean }[] = [];
 
@@ -91,6 +99,7 @@ describe('crypto reindex', () => {
       db: t.database.db,
       crypto: t.app.crypto,
       batchSize: 3,
+      settleMs: IN_FLIGHT_SETTLE_MS,
       onProgress: () => {
         if (++batches === 3) throw new Error('stopped on purpose');
       },
@@ -105,7 +114,7 @@ describe('crypto reindex', () => {
     for (const probe of probes) expect(await found(probe)).toBe(true);
     await addReport();
 
-    const second = reindex({ db: t.database.db, crypto: t.app.crypto, batchSize: 3 });
+    const second = reindex({ db: t.database.db, crypto: t.app.crypto, batchSize: 3, settleMs: IN_FLIGHT_SETTLE_MS });
     const during = await searchWhile(second);
     const summary = await second;
     expect(summary.resumed).toBe(true);
